@@ -1,0 +1,87 @@
+package crdgen
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// override carries what upstream KubeVirt declares in its CRD generator
+// rather than in Go markers.
+type override struct {
+	scope      apiextensionsv1.ResourceScope
+	shortNames []string
+	categories []string
+	status     bool
+	columns    []apiextensionsv1.CustomResourceColumnDefinition
+}
+
+func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
+	c.Spec.Scope = o.scope
+	c.Spec.Names.ShortNames = o.shortNames
+	c.Spec.Names.Categories = o.categories
+	for i := range c.Spec.Versions {
+		v := &c.Spec.Versions[i]
+		v.Served, v.Storage = true, true
+		if o.status {
+			v.Subresources = &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
+		}
+		v.AdditionalPrinterColumns = o.columns
+	}
+}
+
+func col(name, typ, path string) apiextensionsv1.CustomResourceColumnDefinition {
+	return apiextensionsv1.CustomResourceColumnDefinition{Name: name, Type: typ, JSONPath: path}
+}
+
+var age = col("Age", "date", ".metadata.creationTimestamp")
+
+const (
+	kubevirtGroup     = "kubevirt.io"
+	instancetypeGroup = "instancetype.kubevirt.io"
+	ns                = apiextensionsv1.NamespaceScoped
+	cluster           = apiextensionsv1.ClusterScoped
+)
+
+var allCategory = []string{"all"}
+
+// overrides holds the upstream kinds without kubebuilder resource markers.
+var overrides = map[schema.GroupKind]override{
+	{Group: kubevirtGroup, Kind: "KubeVirt"}: {scope: ns, shortNames: []string{"kv", "kvs"}, categories: allCategory, status: true,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{age, col("Phase", "string", ".status.phase")}},
+	{Group: kubevirtGroup, Kind: "VirtualMachine"}: {scope: ns, shortNames: []string{"vm", "vms"}, categories: allCategory, status: true,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{age, col("Status", "string", ".status.printableStatus"),
+			col("Ready", "string", ".status.conditions[?(@.type=='Ready')].status")}},
+	{Group: kubevirtGroup, Kind: "VirtualMachineInstance"}: {scope: ns, shortNames: []string{"vmi", "vmis"}, categories: allCategory, status: true,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{age, col("Phase", "string", ".status.phase"),
+			col("IP", "string", ".status.interfaces[0].ipAddress"), col("NodeName", "string", ".status.nodeName"),
+			col("Ready", "string", ".status.conditions[?(@.type=='Ready')].status"),
+			col("Live-Migratable", "string", ".status.conditions[?(@.type=='LiveMigratable')].status")}},
+	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceMigration"}: {scope: ns, shortNames: []string{"vmim", "vmims"}, categories: allCategory, status: true,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{col("Phase", "string", ".status.phase"), col("VMI", "string", ".spec.vmiName")}},
+	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceReplicaSet"}: {scope: ns, shortNames: []string{"vmirs", "vmirss"}, categories: allCategory, status: true,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{col("Desired", "integer", ".spec.replicas"),
+			col("Current", "integer", ".status.replicas"), col("Ready", "integer", ".status.readyReplicas"), age}},
+	{Group: kubevirtGroup, Kind: "VirtualMachineInstancePreset"}: {scope: ns, shortNames: []string{"vmipreset", "vmipresets"}, categories: allCategory},
+	{Group: instancetypeGroup, Kind: "VirtualMachineInstancetype"}: {scope: ns,
+		shortNames: []string{"vminstancetype", "vminstancetypes", "vmf", "vmfs"}, categories: allCategory},
+	{Group: instancetypeGroup, Kind: "VirtualMachineClusterInstancetype"}: {scope: cluster,
+		shortNames: []string{"vmclusterinstancetype", "vmclusterinstancetypes", "vmcf", "vmcfs"}},
+	{Group: instancetypeGroup, Kind: "VirtualMachinePreference"}: {scope: ns,
+		shortNames: []string{"vmpref", "vmprefs", "vmp", "vmps"}, categories: allCategory},
+	{Group: instancetypeGroup, Kind: "VirtualMachineClusterPreference"}: {scope: cluster,
+		shortNames: []string{"vmcp", "vmcps"}},
+}
+
+// ownMarkerKinds carry complete kubebuilder markers in their Go types.
+var ownMarkerKinds = []schema.GroupKind{
+	{Group: "hco.kubevirt.io", Kind: "HyperConverged"},
+	{Group: "networkaddonsoperator.network.kubevirt.io", Kind: "NetworkAddonsConfig"},
+	{Group: "hostpathprovisioner.kubevirt.io", Kind: "HostPathProvisioner"},
+	{Group: "cdi.kubevirt.io", Kind: "CDI"},
+	{Group: "cdi.kubevirt.io", Kind: "CDIConfig"},
+	{Group: "cdi.kubevirt.io", Kind: "DataVolume"},
+	{Group: "cdi.kubevirt.io", Kind: "DataSource"},
+	{Group: "cdi.kubevirt.io", Kind: "DataImportCron"},
+	{Group: "cdi.kubevirt.io", Kind: "StorageProfile"},
+	{Group: "ssp.kubevirt.io", Kind: "SSP"},
+}

@@ -1,0 +1,46 @@
+// Package deploy holds the manifests virtflow installs: CRDs generated from
+// the Go types (crds/, see cmd/crdgen) and RBAC. They are embedded so the
+// all-in-one binary installs exactly what it was built with.
+package deploy
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+)
+
+//go:embed crds/*.yaml rbac/*.yaml
+var files embed.FS
+
+// CRDs returns the CRD manifests, sorted by file name.
+func CRDs() (map[string][]byte, error) { return read("crds") }
+
+// RBAC returns the RBAC manifests, sorted by file name.
+func RBAC() (map[string][]byte, error) { return read("rbac") }
+
+func read(dir string) (map[string][]byte, error) {
+	entries, err := fs.ReadDir(files, dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing embedded %s: %w", dir, err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		data, err := files.ReadFile(dir + "/" + e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("reading embedded %s/%s: %w", dir, e.Name(), err)
+		}
+		out[e.Name()] = data
+	}
+	return out, nil
+}
+
+// SortedNames returns the keys of a manifest map in order.
+func SortedNames(m map[string][]byte) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,71 @@
+// Package cli parses the virtflow command line.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/platform"
+)
+
+const usage = `usage: virtflow <command> [flags]
+
+commands:
+  up       run the embedded platform (Kubernetes, Temporal, operators) until Ctrl-C
+  status   report whether the platform is up and each component's condition
+  worker   run the Temporal worker for the control task queue on its own
+`
+
+// Main runs one virtflow command.
+func Main(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	switch args[0] {
+	case "up":
+		return up(ctx, args[1:], out)
+	case "status":
+		return status(ctx, args[1:], out)
+	case "worker":
+		return runWorker(ctx, args[1:], out)
+	case "-h", "--help", "help":
+		fmt.Fprint(out, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+func up(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	o := platform.Options{Out: out}
+	fs.StringVar(&o.DataDir, "data-dir", platform.DefaultDataDir(), "state directory (env VIRTFLOW_DATA_DIR)")
+	fs.StringVar(&o.ToolsDir, "tools-dir", "tools/k8s", "the tools/k8s module the control-plane binaries are built from")
+	fs.StringVar(&o.CacheDir, "cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
+	fs.IntVar(&o.APIServerPort, "apiserver-port", 6443, "kube-apiserver port on 127.0.0.1")
+	fs.IntVar(&o.EtcdPort, "etcd-port", 2379, "etcd client port on 127.0.0.1 (peer port is the next one)")
+	fs.IntVar(&o.TemporalPort, "temporal-port", 7233, "Temporal frontend port on 127.0.0.1")
+	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
+	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o.CreateHyperConverged = !*noHC
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return fmt.Errorf("creating data directory: %w", err)
+	}
+	return platform.Run(ctx, o)
+}
+
+func status(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", platform.DefaultDataDir(), "state directory (env VIRTFLOW_DATA_DIR)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return platform.Status(ctx, *dataDir, out)
+}

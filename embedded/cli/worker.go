@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"go.temporal.io/sdk/client"
+	"k8s.io/client-go/tools/clientcmd"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/worker"
+)
+
+func runWorker(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the virtflow identity")
+	address := fs.String("temporal-address", "127.0.0.1:7233", "Temporal frontend host:port")
+	namespace := fs.String("temporal-namespace", worker.DefaultNamespace, "Temporal namespace")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return err
+	}
+	kc, err := crclient.New(cfg, crclient.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("creating kubernetes client: %w", err)
+	}
+	tc, err := client.Dial(client.Options{HostPort: *address, Namespace: *namespace})
+	if err != nil {
+		return fmt.Errorf("connecting to temporal at %s: %w", *address, err)
+	}
+	defer tc.Close()
+	w := worker.NewControl(tc, kc)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("starting worker: %w", err)
+	}
+	fmt.Fprintf(out, "worker polling %s on %s\n", worker.ControlTaskQueue, *address)
+	<-ctx.Done()
+	w.Stop()
+	return nil
+}

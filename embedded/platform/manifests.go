@@ -1,0 +1,137 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/activities/kube"
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	"github.com/virtflow/virtflow/deploy"
+)
+
+const fieldOwner = client.FieldOwner("virtflow")
+
+// InstallManifests server-side applies the embedded CRDs and RBAC and waits
+// until every CRD is Established.
+func InstallManifests(ctx context.Context, cfg *rest.Config) error {
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	crds, err := deploy.CRDs()
+	if err != nil {
+		return err
+	}
+	rbac, err := deploy.RBAC()
+	if err != nil {
+		return err
+	}
+	var crdNames []string
+	for _, set := range []map[string][]byte{crds, rbac} {
+		for _, name := range deploy.SortedNames(set) {
+			objs, err := applyYAML(ctx, c, set[name])
+			if err != nil {
+				return fmt.Errorf("applying %s: %w", name, err)
+			}
+			for _, o := range objs {
+				if o.GetKind() == "CustomResourceDefinition" {
+					crdNames = append(crdNames, o.GetName())
+				}
+			}
+		}
+	}
+	return waitEstablished(ctx, c, crdNames)
+}
+
+func applyYAML(ctx context.Context, c client.Client, data []byte) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := dec.Decode(&obj.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("decoding manifest: %w", err)
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		if err := c.Patch(ctx, obj, client.Apply, fieldOwner, client.ForceOwnership); err != nil {
+			return nil, fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		out = append(out, obj)
+	}
+}
+
+func waitEstablished(ctx context.Context, c client.Client, names []string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for _, name := range names {
+		for {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := c.Get(ctx, types.NamespacedName{Name: name}, crd); err != nil {
+				return fmt.Errorf("reading CRD %s: %w", name, err)
+			}
+			if established(crd) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("CRD %s not established: %w", name, ctx.Err())
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// EnsureHyperConverged creates the default HyperConverged unless one exists.
+func EnsureHyperConverged(ctx context.Context, cfg *rest.Config) error {
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	list := &hcov1beta1.HyperConvergedList{}
+	if err := c.List(ctx, list); err != nil {
+		return fmt.Errorf("listing HyperConverged: %w", err)
+	}
+	if len(list.Items) > 0 {
+		return nil
+	}
+	hc := &hcov1beta1.HyperConverged{}
+	hc.Namespace, hc.Name = Namespace, HCName
+	if err := c.Create(ctx, hc); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating HyperConverged %s/%s: %w", Namespace, HCName, err)
+	}
+	return nil
+}

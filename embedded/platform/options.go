@@ -1,0 +1,45 @@
+// Package platform is `virtflow up`: it brings up the embedded Kubernetes
+// control plane and Temporal server, installs virtflow's manifests, runs the
+// operators, webhooks and worker in this process, and creates the default
+// HyperConverged.
+package platform
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Options configure one `virtflow up`.
+type Options struct {
+	// DataDir holds everything that must survive a restart.
+	DataDir string
+	// ToolsDir is the tools/k8s module the control-plane binaries build from.
+	ToolsDir string
+	// CacheDir keeps built binaries across checkouts.
+	CacheDir string
+	// APIServerPort, EtcdPort, TemporalPort and UIPort are fixed so a
+	// resumed platform keeps its addresses; 0 picks free ports (tests).
+	APIServerPort, EtcdPort, TemporalPort, UIPort int
+	// CreateHyperConverged creates the default HyperConverged when absent.
+	CreateHyperConverged bool
+	// Out receives progress lines meant for a person.
+	Out io.Writer
+}
+
+// DefaultDataDir is $VIRTFLOW_DATA_DIR, else a per-user directory.
+func DefaultDataDir() string {
+	if d := os.Getenv("VIRTFLOW_DATA_DIR"); d != "" {
+		return d
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "virtflow")
+	}
+	return filepath.Join(os.TempDir(), "virtflow")
+}
+
+// Install namespace and names of the default HyperConverged.
+const (
+	Namespace = "kubevirt-hyperconverged"
+	HCName    = "kubevirt-hyperconverged"
+)

@@ -1,0 +1,81 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/virtflow/virtflow/embedded/components"
+	"github.com/virtflow/virtflow/operators/cdi"
+	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/kubevirt"
+	"github.com/virtflow/virtflow/operators/networkaddons"
+	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/worker"
+)
+
+func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
+	if !cfg.SkipHCO {
+		r := &hco.Reconciler{
+			Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
+			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: Version,
+		}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up hco-operator: %w", err)
+		}
+		s.webhooks.attach(mgr)
+	}
+	if cfg.SkipComponentOperators {
+		return nil
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("creating discovery client: %w", err)
+	}
+	kinds := []component.Kind{
+		kubevirt.Kind(Version), cdi.Kind(Version), networkaddons.Kind(Version),
+		ssp.Kind(Version), hostpathprovisioner.Kind(Version),
+	}
+	factories := map[string]components.Factory{}
+	for _, k := range kinds {
+		for _, name := range k.Components {
+			factories[name] = apiHealthFactory(disc)
+		}
+	}
+	s.runtime = components.NewRuntime(factories)
+	for _, k := range kinds {
+		r := &component.Reconciler{
+			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,
+			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
+		}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up %s operator: %w", k.GVK.Kind, err)
+		}
+	}
+	return nil
+}
+
+// apiHealthFactory builds a component whose health check fails when the
+// component cannot reach the kube-apiserver, the one dependency every
+// component has before it can do any work.
+func apiHealthFactory(disc discovery.DiscoveryInterface) components.Factory {
+	return func(ctx context.Context) (http.Handler, error) {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+			rctx, cancel := context.WithTimeout(r.Context(), time.Second)
+			defer cancel()
+			if _, err := disc.RESTClient().Get().AbsPath("/readyz").DoRaw(rctx); err != nil {
+				http.Error(w, "kube-apiserver unreachable: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte("ok"))
+		})
+		return mux, nil
+	}
+}

@@ -1,0 +1,147 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/embedded/components"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Version is what operators report as their version.
+const Version = "v0.1.0"
+
+// ServicesConfig selects which in-process services run and where they connect.
+type ServicesConfig struct {
+	KubeconfigPath  string
+	TemporalAddress string
+	// CertDir holds the webhook CA and serving certificate.
+	CertDir string
+	// SkipHCO leaves out hco-operator and hco-webhook.
+	SkipHCO bool
+	// SkipComponentOperators leaves out virt-, cdi-, network-addons-, ssp-
+	// and hostpath-provisioner-operators.
+	SkipComponentOperators bool
+	// SkipWorker leaves out the Temporal worker (it can run as its own process).
+	SkipWorker bool
+}
+
+// Services are the operators, webhooks and worker running in this process.
+type Services struct {
+	cancel   context.CancelFunc
+	mgrDone  chan error
+	temporal client.Client
+	worker   sdkworker.Worker
+	runtime  *components.Runtime
+	webhooks *webhookSet
+}
+
+// StartServices starts a controller manager with the selected operators and
+// webhooks, and the control worker.
+func StartServices(ctx context.Context, cfg ServicesConfig) (*Services, error) {
+	restCfg, err := clientcmd.BuildConfigFromFlags("", cfg.KubeconfigPath)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", cfg.KubeconfigPath, err)
+	}
+	// Reconcilers and activities issue bursts of small requests; the
+	// client-go default of 5 QPS would dominate install time.
+	restCfg.QPS, restCfg.Burst = 200, 400
+	tc, err := client.Dial(client.Options{HostPort: cfg.TemporalAddress, Namespace: worker.DefaultNamespace})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to temporal at %s: %w", cfg.TemporalAddress, err)
+	}
+	s := &Services{temporal: tc, mgrDone: make(chan error, 1)}
+	if err := s.start(ctx, cfg, restCfg); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	return s, nil
+}
+
+func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.Config) error {
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return err
+	}
+	var hookServer webhook.Server
+	if !cfg.SkipHCO {
+		if s.webhooks, err = newWebhookSet(cfg.CertDir); err != nil {
+			return err
+		}
+		hookServer = s.webhooks.server
+	}
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0", WebhookServer: hookServer,
+	})
+	if err != nil {
+		return fmt.Errorf("creating controller manager: %w", err)
+	}
+	if err := s.register(mgr, cfg); err != nil {
+		return err
+	}
+	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	go func() { s.mgrDone <- mgr.Start(mctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("controller manager caches did not sync")
+	}
+	if s.webhooks != nil {
+		if err := s.webhooks.register(ctx, mgr.GetClient(), restCfg); err != nil {
+			return err
+		}
+		go s.webhooks.rotate(mctx, mgr.GetClient())
+	}
+	if !cfg.SkipWorker {
+		direct, err := crclient.New(restCfg, crclient.Options{Scheme: scheme})
+		if err != nil {
+			return fmt.Errorf("creating worker kubernetes client: %w", err)
+		}
+		s.worker = worker.NewControl(s.temporal, direct)
+		if err := s.worker.Start(); err != nil {
+			return fmt.Errorf("starting temporal worker: %w", err)
+		}
+	}
+	return nil
+}
+
+// Temporal is the client the services use.
+func (s *Services) Temporal() client.Client { return s.temporal }
+
+// Runtime is the in-process component runtime (nil without component operators).
+func (s *Services) Runtime() *components.Runtime { return s.runtime }
+
+// Stop stops the worker, then the manager and its components.
+func (s *Services) Stop() error {
+	var errs []error
+	if s.worker != nil {
+		s.worker.Stop()
+	}
+	if s.cancel != nil {
+		s.cancel()
+		select {
+		case err := <-s.mgrDone:
+			errs = append(errs, err)
+		case <-time.After(30 * time.Second):
+			errs = append(errs, errors.New("controller manager did not stop within 30s"))
+		}
+	}
+	if s.runtime != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		errs = append(errs, s.runtime.StopAll(ctx))
+	}
+	s.temporal.Close()
+	return errors.Join(errs...)
+}

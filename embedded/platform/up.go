@@ -1,0 +1,111 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/temporal"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Platform is a running embedded virtflow.
+type Platform struct {
+	opts     Options
+	cp       *controlplane.ControlPlane
+	temporal *temporal.Server
+	services *Services
+}
+
+// Start brings everything up and returns once the operators run; the
+// HyperConverged may still be installing.
+func Start(ctx context.Context, opts Options) (*Platform, error) {
+	p := &Platform{opts: opts}
+	if err := p.start(ctx); err != nil {
+		return nil, errors.Join(err, p.Stop())
+	}
+	return p, nil
+}
+
+func (p *Platform) start(ctx context.Context) error {
+	o := p.opts
+	binDir, err := binaries.Ensure(ctx, o.ToolsDir, o.CacheDir, p.say)
+	if err != nil {
+		return err
+	}
+	p.say("starting Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)")
+	p.cp, err = controlplane.Start(ctx, controlplane.Config{
+		DataDir: filepath.Join(o.DataDir, "kubernetes"), BinDir: binDir,
+		APIServerPort: o.APIServerPort, EtcdPort: o.EtcdPort,
+	})
+	if err != nil {
+		return err
+	}
+	p.say("starting Temporal server and Web UI")
+	p.temporal, err = temporal.Start(temporal.Config{
+		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
+		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
+	})
+	if err != nil {
+		return err
+	}
+	if err := p.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
+		return err
+	}
+	p.say("installing CRDs and RBAC")
+	if err := InstallManifests(ctx, p.cp.RESTConfig()); err != nil {
+		return err
+	}
+	p.say("starting operators, webhooks and the worker")
+	p.services, err = StartServices(ctx, ServicesConfig{
+		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
+		CertDir: filepath.Join(o.DataDir, "webhook-certs"),
+	})
+	if err != nil {
+		return err
+	}
+	if o.CreateHyperConverged {
+		return EnsureHyperConverged(ctx, p.cp.RESTConfig())
+	}
+	return nil
+}
+
+// KubeconfigPath is the admin kubeconfig.
+func (p *Platform) KubeconfigPath() string { return p.cp.KubeconfigPath() }
+
+// TemporalAddress is the Temporal frontend host:port.
+func (p *Platform) TemporalAddress() string { return p.temporal.FrontendAddress() }
+
+// TemporalUI is the Web UI URL.
+func (p *Platform) TemporalUI() string { return p.temporal.UIAddress() }
+
+// ControlPlane exposes the Kubernetes control plane.
+func (p *Platform) ControlPlane() *controlplane.ControlPlane { return p.cp }
+
+// Services exposes the in-process operators and worker.
+func (p *Platform) Services() *Services { return p.services }
+
+// Stop stops everything in reverse order; it is safe on a partial start.
+func (p *Platform) Stop() error {
+	var errs []error
+	if p.services != nil {
+		errs = append(errs, p.services.Stop())
+	}
+	if p.temporal != nil {
+		errs = append(errs, p.temporal.Stop())
+	}
+	if p.cp != nil {
+		errs = append(errs, p.cp.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Platform) say(msg string) {
+	if p.opts.Out != nil {
+		fmt.Fprintf(p.opts.Out, "%s  %s\n", time.Now().Format("15:04:05"), msg)
+	}
+}

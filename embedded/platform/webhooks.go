@@ -1,0 +1,141 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operators/webhookcert"
+)
+
+// WebhookConfigName is the ValidatingWebhookConfiguration of hco-webhook.
+const WebhookConfigName = "virtflow-hco-webhook"
+
+// webhookSet is hco-webhook: its TLS server, certificates and configuration.
+type webhookSet struct {
+	server  webhook.Server
+	certDir string
+	port    int
+	bundle  []byte
+}
+
+func newWebhookSet(certDir string) (*webhookSet, error) {
+	bundle, _, err := webhookcert.Ensure(certDir, []string{"127.0.0.1", "localhost"}, webhookcert.DefaultPolicy, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for hco-webhook: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	srv := webhook.NewServer(webhook.Options{
+		Host: "127.0.0.1", Port: port, CertDir: certDir,
+		CertName: webhookcert.CertFile, KeyName: webhookcert.KeyFile,
+	})
+	return &webhookSet{server: srv, certDir: certDir, port: port, bundle: bundle}, nil
+}
+
+func (w *webhookSet) attach(mgr ctrl.Manager) {
+	dec := admission.NewDecoder(mgr.GetScheme())
+	w.server.Register(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
+		Reader: mgr.GetAPIReader(), Namespace: Namespace, Decoder: dec,
+	}})
+	w.server.Register(hco.ValidateNamespacePath, &webhook.Admission{Handler: &hco.NamespaceValidator{
+		Reader: mgr.GetAPIReader(), Namespace: Namespace,
+	}})
+}
+
+// register writes the webhook configuration once the server answers, so
+// the API server never calls a webhook that is not listening yet.
+func (w *webhookSet) register(ctx context.Context, c client.Client, _ *rest.Config) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for w.server.StartedChecker()(nil) != nil {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("hco-webhook did not start listening on 127.0.0.1:%d", w.port)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return w.apply(ctx, c)
+}
+
+func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: WebhookConfigName}}
+	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
+		cfg.Webhooks = w.webhooks()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("writing ValidatingWebhookConfiguration %s: %w", WebhookConfigName, err)
+	}
+	return nil
+}
+
+func (w *webhookSet) webhooks() []admissionregistrationv1.ValidatingWebhook {
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(10)
+	url := func(path string) *string {
+		u := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(w.port)) + path
+		return &u
+	}
+	rule := func(group, version, resource string, ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+		return []admissionregistrationv1.RuleWithOperations{{Operations: ops, Rule: admissionregistrationv1.Rule{
+			APIGroups: []string{group}, APIVersions: []string{version}, Resources: []string{resource},
+		}}}
+	}
+	return []admissionregistrationv1.ValidatingWebhook{{
+		Name:         "validate-hco.kubevirt.io",
+		ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url(hco.ValidatePath), CABundle: w.bundle},
+		Rules: rule("hco.kubevirt.io", "v1beta1", "hyperconvergeds",
+			admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
+		FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+		AdmissionReviewVersions: []string{"v1"},
+	}, {
+		Name:          "validate-ns.hco.kubevirt.io",
+		ClientConfig:  admissionregistrationv1.WebhookClientConfig{URL: url(hco.ValidateNamespacePath), CABundle: w.bundle},
+		Rules:         rule("", "v1", "namespaces", admissionregistrationv1.Delete),
+		FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": Namespace}},
+		AdmissionReviewVersions: []string{"v1"},
+	}}
+}
+
+// rotate renews the certificates before they expire; the server reloads
+// the files itself, and a new CA is pushed into the configuration.
+func (w *webhookSet) rotate(ctx context.Context, c client.Client) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		bundle, changed, err := webhookcert.Ensure(w.certDir, []string{"127.0.0.1", "localhost"}, webhookcert.DefaultPolicy, time.Now())
+		if err != nil {
+			log.FromContext(ctx).Error(err, "rotating hco-webhook certificates")
+			continue
+		}
+		if changed && !webhookcert.SameBundle(bundle, w.bundle) {
+			w.bundle = bundle
+			if err := w.apply(ctx, c); err != nil {
+				log.FromContext(ctx).Error(err, "publishing rotated hco-webhook CA")
+			}
+		}
+	}
+}

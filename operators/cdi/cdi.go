@@ -1,0 +1,22 @@
+// Package cdi is cdi-operator: a CDI CR gets cdi-apiserver, cdi-deployment (the controller) and cdi-uploadproxy.
+package cdi
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/virtflow/virtflow/operators/component"
+)
+
+// Components are the workloads every CDI CR gets.
+var Components = []string{"cdi-apiserver", "cdi-deployment", "cdi-uploadproxy"}
+
+// Kind describes the CDI operator for the component reconciler.
+func Kind(version string) component.Kind {
+	return component.Kind{
+		GVK:        schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"},
+		Components: Components,
+		Finalizer:  "operator.cdi.kubevirt.io",
+		Style:      component.ConditionsV1,
+		Version:    version,
+	}
+}

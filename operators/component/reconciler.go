@@ -1,0 +1,126 @@
+// Package component is the reconciler shape shared by the component
+// operators (virt-operator, cdi-operator, network addons, ssp, hostpath
+// provisioner): deploy the components a CR asks for, probe their health, and
+// report truthful Available/Progressing/Degraded conditions on the CR.
+package component
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// Deployer runs a CR's components: in-process in embedded mode, as
+// Deployments and DaemonSets on a cluster.
+type Deployer interface {
+	// Deploy starts the component if it is not running.
+	Deploy(ctx context.Context, name string) error
+	// Undeploy stops the component.
+	Undeploy(ctx context.Context, name string) error
+	// Probe returns nil only when the component answers its health check.
+	Probe(ctx context.Context, name string) error
+}
+
+// Kind describes one component operator.
+type Kind struct {
+	// GVK is the CR kind the operator owns.
+	GVK schema.GroupVersionKind
+	// Components are deployed for every CR of the kind.
+	Components []string
+	// Finalizer blocks deletion until the components are removed.
+	Finalizer string
+	// Style writes the kind's status shape.
+	Style StatusStyle
+	// Version is reported as observed/target/operator version.
+	Version string
+}
+
+// Reconciler deploys a kind's components and reports their health.
+type Reconciler struct {
+	Client   client.Client
+	Deployer Deployer
+	Kind     Kind
+	Recorder record.EventRecorder
+	// Resync re-probes healthy components this often.
+	Resync time.Duration
+}
+
+// Reconcile follows the model: get, deletion, finalizer, act, status once.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(r.Kind.GVK)
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return ctrl.Result{}, r.finalize(ctx, obj)
+	}
+	if controllerutil.AddFinalizer(obj, r.Kind.Finalizer) {
+		if err := r.Client.Update(ctx, obj); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding finalizer to %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
+		}
+	}
+	health := r.deployAndProbe(ctx)
+	if err := r.writeStatus(ctx, obj, health); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !health.allReady() {
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
+	}
+	return ctrl.Result{RequeueAfter: r.resync()}, nil
+}
+
+func (r *Reconciler) resync() time.Duration {
+	if r.Resync == 0 {
+		return 15 * time.Second
+	}
+	return r.Resync
+}
+
+func (r *Reconciler) deployAndProbe(ctx context.Context) health {
+	h := health{}
+	for _, name := range r.Kind.Components {
+		if err := r.Deployer.Deploy(ctx, name); err != nil {
+			h.failed = append(h.failed, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		if err := r.Deployer.Probe(ctx, name); err != nil {
+			h.notReady = append(h.notReady, err.Error())
+			continue
+		}
+		h.ready++
+	}
+	h.total = len(r.Kind.Components)
+	return h
+}
+
+func (r *Reconciler) finalize(ctx context.Context, obj *unstructured.Unstructured) error {
+	if !controllerutil.ContainsFinalizer(obj, r.Kind.Finalizer) {
+		return nil
+	}
+	for _, name := range r.Kind.Components {
+		if err := r.Deployer.Undeploy(ctx, name); err != nil {
+			return fmt.Errorf("removing component %s of %s: %w", name, obj.GetName(), err)
+		}
+	}
+	controllerutil.RemoveFinalizer(obj, r.Kind.Finalizer)
+	if err := r.Client.Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing finalizer from %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
+	}
+	return nil
+}
+
+// SetupWithManager watches the kind.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(r.Kind.GVK)
+	return ctrl.NewControllerManagedBy(mgr).Named(r.Kind.GVK.Kind).For(obj).Complete(r)
+}

@@ -1,0 +1,22 @@
+// Package kubevirt is virt-operator: a KubeVirt CR gets virt-api, virt-controller and virt-handler, and its status says whether they answer their health checks.
+package kubevirt
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/virtflow/virtflow/operators/component"
+)
+
+// Components are the workloads every KubeVirt CR gets.
+var Components = []string{"virt-api", "virt-controller", "virt-handler"}
+
+// Kind describes the KubeVirt operator for the component reconciler.
+func Kind(version string) component.Kind {
+	return component.Kind{
+		GVK:        schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"},
+		Components: Components,
+		Finalizer:  "foregroundDeleteKubeVirt",
+		Style:      component.KubeVirtStyle,
+		Version:    version,
+	}
+}

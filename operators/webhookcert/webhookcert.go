@@ -1,0 +1,164 @@
+// Package webhookcert issues and rotates the TLS certificates of virtflow's
+// admission webhooks: a short-lived CA whose bundle goes into the webhook
+// configurations and a serving certificate signed by it, both renewed before
+// they expire, as HCO's certConfig describes.
+package webhookcert
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names inside the certificate directory; tls.crt/tls.key are what
+// controller-runtime's webhook server watches and reloads.
+const (
+	CAFile   = "ca.crt"
+	caKey    = "ca.key"
+	CertFile = "tls.crt"
+	KeyFile  = "tls.key"
+)
+
+// Policy is how long certificates live and how early they are renewed.
+type Policy struct {
+	CADuration, CARenewBefore         time.Duration
+	ServerDuration, ServerRenewBefore time.Duration
+}
+
+// DefaultPolicy matches HCO's certConfig defaults.
+var DefaultPolicy = Policy{
+	CADuration: 48 * time.Hour, CARenewBefore: 24 * time.Hour,
+	ServerDuration: 24 * time.Hour, ServerRenewBefore: 12 * time.Hour,
+}
+
+// Ensure makes sure dir holds a valid CA and serving certificate for the
+// given hosts, renewing whatever is due at now. It returns the CA bundle and
+// whether anything was rewritten.
+func Ensure(dir string, hosts []string, p Policy, now time.Time) ([]byte, bool, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, false, fmt.Errorf("creating webhook certificate directory: %w", err)
+	}
+	ca, key, err := load(filepath.Join(dir, CAFile), filepath.Join(dir, caKey))
+	renewCA := err != nil || now.Add(p.CARenewBefore).After(ca.NotAfter)
+	if renewCA {
+		if ca, key, err = issue(nil, nil, "virtflow-webhook-ca", nil, now, p.CADuration); err != nil {
+			return nil, false, err
+		}
+		if err := save(dir, CAFile, caKey, ca, key); err != nil {
+			return nil, false, err
+		}
+	}
+	leaf, _, err := load(filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
+	renewLeaf := renewCA || err != nil || now.Add(p.ServerRenewBefore).After(leaf.NotAfter) ||
+		leaf.CheckSignatureFrom(ca) != nil
+	if renewLeaf {
+		cert, lkey, err := issue(ca, key, "virtflow-webhook", hosts, now, p.ServerDuration)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := save(dir, CertFile, KeyFile, cert, lkey); err != nil {
+			return nil, false, err
+		}
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw}), renewCA || renewLeaf, nil
+}
+
+// issue signs a certificate with parent, or self-signs a CA when parent is nil.
+func issue(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string, hosts []string, now time.Time, d time.Duration) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating key for %s: %w", cn, err)
+	}
+	sn, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating serial for %s: %w", cn, err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: sn, Subject: pkix.Name{CommonName: cn},
+		NotBefore: now.Add(-5 * time.Minute), NotAfter: now.Add(d),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	signer, signerKey := tmpl, key
+	if parent == nil {
+		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
+		tmpl.KeyUsage |= x509.KeyUsageCertSign
+	} else {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		signer, signerKey = parent, parentKey
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, key.Public(), signerKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing %s: %w", cn, err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	return cert, key, err
+}
+
+func save(dir, certName, keyName string, cert *x509.Certificate, key *ecdsa.PrivateKey) error {
+	kd, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", keyName, err)
+	}
+	// Key first: the server reloads on the certificate's change and must
+	// find the matching key already in place.
+	if err := writeAtomic(filepath.Join(dir, keyName), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, certName), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}))
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("installing %s: %w", path, err)
+	}
+	return nil
+}
+
+func load(certPath, keyPath string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	cp, err := os.ReadFile(certPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	kp, err := os.ReadFile(keyPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb, _ := pem.Decode(cp)
+	kb, _ := pem.Decode(kp)
+	if cb == nil || kb == nil {
+		return nil, nil, fmt.Errorf("%s or %s is not PEM", certPath, keyPath)
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parsing %s: %w", certPath, err)
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parsing %s: %w", keyPath, err)
+	}
+	return cert, key, nil
+}
+
+// SameBundle reports whether two CA bundles are byte-identical.
+func SameBundle(a, b []byte) bool { return bytes.Equal(a, b) }

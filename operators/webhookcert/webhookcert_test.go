@@ -1,0 +1,66 @@
+package webhookcert
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func readCert(t *testing.T, path string) *x509.Certificate {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b, _ := pem.Decode(data)
+	require.NotNil(t, b)
+	c, err := x509.ParseCertificate(b.Bytes)
+	require.NoError(t, err)
+	return c
+}
+
+func TestEnsureIssuesAServingCertSignedByTheBundle(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	bundle, changed, err := Ensure(dir, []string{"127.0.0.1", "hco-webhook.svc"}, DefaultPolicy, now)
+	require.NoError(t, err)
+	require.True(t, changed)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(bundle))
+	leaf := readCert(t, filepath.Join(dir, CertFile))
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: "hco-webhook.svc", CurrentTime: now})
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1", leaf.IPAddresses[0].String())
+}
+
+func TestEnsureKeepsValidCertsAndRotatesDueOnes(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	first, _, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now)
+	require.NoError(t, err)
+	leaf1 := readCert(t, filepath.Join(dir, CertFile))
+
+	again, changed, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.False(t, changed, "nothing is due an hour later")
+	require.True(t, SameBundle(first, again))
+
+	// 13h later the 24h serving cert is inside its 12h renew window, the CA is not.
+	same, changed, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now.Add(13*time.Hour))
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.True(t, SameBundle(first, same), "CA kept")
+	require.NotEqual(t, leaf1.SerialNumber, readCert(t, filepath.Join(dir, CertFile)).SerialNumber)
+
+	// 25h later the 48h CA is inside its 24h renew window: new bundle, new leaf.
+	rotated, changed, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now.Add(25*time.Hour))
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.False(t, SameBundle(first, rotated))
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(rotated))
+	_, err = readCert(t, filepath.Join(dir, CertFile)).Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now.Add(25 * time.Hour)})
+	require.NoError(t, err)
+}

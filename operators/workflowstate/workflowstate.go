@@ -1,0 +1,97 @@
+// Package workflowstate is the one place reconcilers turn a Temporal
+// workflow execution into something they can map onto their API's own
+// status conditions.
+package workflowstate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+)
+
+// Client is the part of the Temporal client reconcilers use.
+type Client interface {
+	// DescribeWorkflowExecution returns the execution's state and memo.
+	DescribeWorkflowExecution(ctx context.Context, workflowID, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error)
+	// ExecuteWorkflow starts a workflow.
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow interface{}, args ...interface{}) (client.WorkflowRun, error)
+	// CancelWorkflow requests cancellation.
+	CancelWorkflow(ctx context.Context, workflowID, runID string) error
+	// GetWorkflow returns a handle whose Get yields a closed run's error.
+	GetWorkflow(ctx context.Context, workflowID, runID string) client.WorkflowRun
+}
+
+// Phase is the coarse state of a workflow execution.
+type Phase string
+
+// Phases of a workflow execution as seen by a reconciler.
+const (
+	NotFound  Phase = "NotFound"
+	Running   Phase = "Running"
+	Succeeded Phase = "Succeeded"
+	Failed    Phase = "Failed"
+	Cancelled Phase = "Cancelled"
+)
+
+// State is what a reconciler needs to know about one execution.
+type State struct {
+	Phase Phase
+	// Message explains a failure in the workflow's own words.
+	Message string
+}
+
+
+// Describe reads the execution with the given ID.
+func Describe(ctx context.Context, c Client, id string, memoKey string, progress any) (State, error) {
+	resp, err := c.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return State{Phase: NotFound}, nil
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("describing workflow %s: %w", id, err)
+	}
+	info := resp.GetWorkflowExecutionInfo()
+	if p := info.GetMemo().GetFields()[memoKey]; p != nil && progress != nil {
+		if err := converter.GetDefaultDataConverter().FromPayload(p, progress); err != nil {
+			return State{}, fmt.Errorf("decoding progress memo of %s: %w", id, err)
+		}
+	}
+	st := State{Phase: phaseOf(info.GetStatus())}
+	if st.Phase == Failed {
+		st.Message = failureMessage(ctx, c, id)
+	}
+	return st, nil
+}
+
+func phaseOf(s enumspb.WorkflowExecutionStatus) Phase {
+	switch s {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return Running
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return Succeeded
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return Cancelled
+	default:
+		return Failed
+	}
+}
+
+// failureMessage fetches why a closed run failed; the describe response does
+// not carry the failure, the close event does.
+func failureMessage(ctx context.Context, c Client, id string) string {
+	err := c.GetWorkflow(ctx, id, "").Get(ctx, nil)
+	if err == nil {
+		return "workflow closed without an error"
+	}
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
+		err = u
+	}
+	return err.Error()
+}
