@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/platform"
@@ -55,6 +56,7 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	o.CreateHyperConverged = !*noHC
+	o.LogDir = filepath.Join(o.DataDir, "logs")
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return fmt.Errorf("creating data directory: %w", err)
 	}

@@ -25,6 +25,8 @@ type Options struct {
 	CreateHyperConverged bool
 	// Out receives progress lines meant for a person.
 	Out io.Writer
+	// LogDir receives component logs; empty means stderr (tests).
+	LogDir string
 }
 
 // DefaultDataDir is $VIRTFLOW_DATA_DIR, else a per-user directory.

@@ -4,14 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -36,6 +41,8 @@ type ServicesConfig struct {
 	SkipComponentOperators bool
 	// SkipWorker leaves out the Temporal worker (it can run as its own process).
 	SkipWorker bool
+	// Log receives operator and worker logs; nil means stderr.
+	Log io.Writer
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -58,7 +65,15 @@ func StartServices(ctx context.Context, cfg ServicesConfig) (*Services, error) {
 	// Reconcilers and activities issue bursts of small requests; the
 	// client-go default of 5 QPS would dominate install time.
 	restCfg.QPS, restCfg.Burst = 200, 400
-	tc, err := client.Dial(client.Options{HostPort: cfg.TemporalAddress, Namespace: worker.DefaultNamespace})
+	logOut := cfg.Log
+	if logOut == nil {
+		logOut = os.Stderr
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(logOut)))
+	tc, err := client.Dial(client.Options{
+		HostPort: cfg.TemporalAddress, Namespace: worker.DefaultNamespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to temporal at %s: %w", cfg.TemporalAddress, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 // Platform is a running embedded virtflow.
 type Platform struct {
 	opts     Options
+	log      io.Writer
 	cp       *controlplane.ControlPlane
 	temporal *temporal.Server
 	services *Services
@@ -33,6 +36,16 @@ func Start(ctx context.Context, opts Options) (*Platform, error) {
 
 func (p *Platform) start(ctx context.Context) error {
 	o := p.opts
+	if o.LogDir != "" {
+		if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
+			return fmt.Errorf("creating log directory: %w", err)
+		}
+		f, err := os.OpenFile(p.logFile("virtflow.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("opening log: %w", err)
+		}
+		p.log = f
+	}
 	binDir, err := binaries.Ensure(ctx, o.ToolsDir, o.CacheDir, p.say)
 	if err != nil {
 		return err
@@ -49,6 +62,7 @@ func (p *Platform) start(ctx context.Context) error {
 	p.temporal, err = temporal.Start(temporal.Config{
 		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
 		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
+		LogFile: p.logFile("temporal.log"),
 	})
 	if err != nil {
 		return err
@@ -63,7 +77,7 @@ func (p *Platform) start(ctx context.Context) error {
 	p.say("starting operators, webhooks and the worker")
 	p.services, err = StartServices(ctx, ServicesConfig{
 		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
-		CertDir: filepath.Join(o.DataDir, "webhook-certs"),
+		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
 	})
 	if err != nil {
 		return err
@@ -102,6 +116,13 @@ func (p *Platform) Stop() error {
 		errs = append(errs, p.cp.Stop())
 	}
 	return errors.Join(errs...)
+}
+
+func (p *Platform) logFile(name string) string {
+	if p.opts.LogDir == "" {
+		return ""
+	}
+	return filepath.Join(p.opts.LogDir, name)
 }
 
 func (p *Platform) say(msg string) {

@@ -50,8 +50,11 @@ func newWebhookSet(certDir string) (*webhookSet, error) {
 	return &webhookSet{server: srv, certDir: certDir, port: port, bundle: bundle}, nil
 }
 
+// attach registers the handlers on the manager's webhook server; asking the
+// manager for it is also what makes the manager run it.
 func (w *webhookSet) attach(mgr ctrl.Manager) {
 	dec := admission.NewDecoder(mgr.GetScheme())
+	w.server = mgr.GetWebhookServer()
 	w.server.Register(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
 		Reader: mgr.GetAPIReader(), Namespace: Namespace, Decoder: dec,
 	}})

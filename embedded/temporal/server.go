@@ -48,6 +48,8 @@ type Config struct {
 	Namespaces []string
 	// LogLevel is the server's zap level ("warn" unless set).
 	LogLevel string
+	// LogFile receives the server's log; empty means stdout.
+	LogFile string
 }
 
 // Server is a running Temporal server with an optional Web UI.
@@ -72,7 +74,7 @@ func Start(cfg Config) (*Server, error) {
 	if err := prepareDatabase(cfg, sqlCfg); err != nil {
 		return nil, err
 	}
-	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Stdout: true, Level: cfg.LogLevel}))
+	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Stdout: cfg.LogFile == "", OutputFile: cfg.LogFile, Level: cfg.LogLevel}))
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(serverCfg),
 		temporal.ForServices(temporal.DefaultServices),

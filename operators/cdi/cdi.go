@@ -18,5 +18,7 @@ func Kind(version string) component.Kind {
 		Finalizer:  "operator.cdi.kubevirt.io",
 		Style:      component.ConditionsV1,
 		Version:    version,
+		// Upstream's CDI CRD has no status subresource.
+		NoStatusSubresource: true,
 	}
 }

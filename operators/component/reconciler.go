@@ -41,6 +41,9 @@ type Kind struct {
 	Style StatusStyle
 	// Version is reported as observed/target/operator version.
 	Version string
+	// NoStatusSubresource is set for kinds whose CRD has none (CDI), whose
+	// status is then written with the object.
+	NoStatusSubresource bool
 }
 
 // Reconciler deploys a kind's components and reports their health.

@@ -82,7 +82,13 @@ func (r *Reconciler) writeStatus(ctx context.Context, obj *unstructured.Unstruct
 	if reflect.DeepEqual(before.Object["status"], obj.Object["status"]) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+	patch := r.Client.Status().Patch
+	if r.Kind.NoStatusSubresource {
+		patch = func(ctx context.Context, obj client.Object, p client.Patch, _ ...client.SubResourcePatchOption) error {
+			return r.Client.Patch(ctx, obj, p)
+		}
+	}
+	if err := patch(ctx, obj, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("updating status of %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
 	}
 	return nil

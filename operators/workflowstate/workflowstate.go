@@ -46,7 +46,6 @@ type State struct {
 	Message string
 }
 
-
 // Describe reads the execution with the given ID.
 func Describe(ctx context.Context, c Client, id string, memoKey string, progress any) (State, error) {
 	resp, err := c.DescribeWorkflowExecution(ctx, id, "")
