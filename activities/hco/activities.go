@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/activities/kube"
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 )
 
 // Activities installs HyperConverged components through the Kubernetes API.

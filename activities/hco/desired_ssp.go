@@ -25,7 +25,7 @@ func desiredSSP(hc *hcov1beta1.HyperConverged) *sspv1beta3.SSP {
 		Spec: sspv1beta3.SSPSpec{
 			CommonTemplates: sspv1beta3.CommonTemplates{Namespace: ns},
 			TemplateValidator: &sspv1beta3.TemplateValidator{
-				Replicas: &replicas,
+				Replicas:  &replicas,
 				Placement: placementPtr(sdkPlacement(hc.Spec.Infra)),
 			},
 		},

@@ -129,4 +129,3 @@ func ReadEndpoints(dataDir string) (Endpoints, error) {
 	}
 	return ep, nil
 }
-

@@ -113,7 +113,7 @@ func (w *webhookSet) webhooks() []admissionregistrationv1.ValidatingWebhook {
 		ClientConfig:  admissionregistrationv1.WebhookClientConfig{URL: url(hco.ValidateNamespacePath), CABundle: w.bundle},
 		Rules:         rule("", "v1", "namespaces", admissionregistrationv1.Delete),
 		FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": Namespace}},
+		NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": Namespace}},
 		AdmissionReviewVersions: []string{"v1"},
 	}}
 }

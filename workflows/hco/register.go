@@ -28,4 +28,3 @@ func Register(r Registry, a *acts.Activities) {
 	r.RegisterActivityWithOptions(a.WaitComponentAvailable, activity.RegisterOptions{Name: acts.WaitComponentAvailableName})
 	r.RegisterActivityWithOptions(a.DeleteComponents, activity.RegisterOptions{Name: acts.DeleteComponentsName})
 }
-
