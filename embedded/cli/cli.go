@@ -20,6 +20,7 @@ commands:
   up       run the embedded platform (Kubernetes, Temporal, operators) until Ctrl-C
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
+  prepare  build (first run) the pinned control-plane binaries into the cache
 `
 
 // Main runs one virtflow command.
@@ -34,6 +35,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return status(ctx, args[1:], out)
 	case "worker":
 		return runWorker(ctx, args[1:], out)
+	case "prepare":
+		return prepare(ctx, args[1:], out)
 	case "-h", "--help", "help":
 		fmt.Fprint(out, usage)
 		return nil
@@ -70,4 +73,19 @@ func status(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	return platform.Status(ctx, *dataDir, out)
+}
+
+func prepare(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
+	toolsDir := fs.String("tools-dir", "tools/k8s", "the tools/k8s module the control-plane binaries are built from")
+	cacheDir := fs.String("cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, err := binaries.Ensure(ctx, *toolsDir, *cacheDir, func(s string) { fmt.Fprintln(out, s) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "control-plane binaries ready in %s\n", dir)
+	return nil
 }

@@ -172,9 +172,8 @@ func prepareDatabase(cfg Config, sqlCfg *config.SQL) error {
 				return fmt.Errorf("setting up temporal schema in %s: %w", cfg.DatabaseFile, err)
 			}
 		}
-	} else if err := sqlite.SetupSchema(sqlCfg); err != nil {
-		return fmt.Errorf("setting up in-memory temporal schema: %w", err)
 	}
+	// An in-memory database gets its schema from the SQLite plugin itself.
 	var nsCfgs []*sqlite.NamespaceConfig
 	for _, ns := range cfg.Namespaces {
 		nsCfg, err := sqlite.NewNamespaceConfig(clusterName, ns, false, nil)

@@ -37,6 +37,9 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	if err := v.Decoder.Decode(req, hc); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged: %w", err))
 	}
+	if err := validateFeatureGateNames(req.Object.Raw); err != nil {
+		return admission.Denied(err.Error())
+	}
 	if req.Operation == admissionv1.Create {
 		if err := v.validateCreate(ctx, hc); err != nil {
 			return admission.Denied(err.Error())

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what virtflow needs on a Debian 12 machine, idempotently: Debian
+# packages (only the missing ones, so a second run costs a dpkg query) and the
+# pinned control-plane binaries, built once into ~/.cache/virtflow.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  pkg-config libvirt-dev libvirt-daemon-system libvirt-clients
+  qemu-system-x86 qemu-utils nbdkit busybox-static cpio socat bridge-utils iproute2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler
+# from tools/k8s (first run only) and prints where they are.
+go run ./cmd/virtflow prepare

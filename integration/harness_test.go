@@ -1,0 +1,175 @@
+//go:build integration
+
+// Package integration runs virtflow against a real kube-apiserver and etcd
+// (built from the pinned upstream modules), a real Temporal server and, in
+// later suites, real libvirt and qemu.
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"k8s.io/client-go/rest"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/embedded/temporal"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// stack is the shared real control plane and Temporal server.
+type stack struct {
+	cp       *controlplane.ControlPlane
+	temporal *temporal.Server
+	admin    crclient.Client
+	tc       client.Client
+	// virtflowBin is a built virtflow binary, for out-of-process workers.
+	virtflowBin string
+	dir         string
+}
+
+var env *stack
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration setup:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func run(m *testing.M) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "virtflow-integration-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	s, err := startStack(ctx, dir)
+	if s != nil {
+		defer s.stop()
+	}
+	if err != nil {
+		return 0, err
+	}
+	env = s
+	return m.Run(), nil
+}
+
+func startStack(ctx context.Context, dir string) (*stack, error) {
+	binDir, err := binaries.Ensure(ctx, "../tools/k8s", binaries.DefaultCacheRoot(), func(s string) { fmt.Println(s) })
+	if err != nil {
+		return nil, err
+	}
+	s := &stack{dir: dir}
+	if s.cp, err = controlplane.Start(ctx, controlplane.Config{DataDir: filepath.Join(dir, "kubernetes"), BinDir: binDir}); err != nil {
+		return s, err
+	}
+	if s.temporal, err = temporal.Start(temporal.Config{UIPort: -1, Namespaces: []string{worker.DefaultNamespace}, LogFile: filepath.Join(dir, "temporal.log")}); err != nil {
+		return s, err
+	}
+	if err := s.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
+		return s, err
+	}
+	if err := platform.InstallManifests(ctx, s.cp.RESTConfig()); err != nil {
+		return s, err
+	}
+	if s.admin, err = newClient(s.cp.RESTConfig()); err != nil {
+		return s, err
+	}
+	if s.tc, err = client.Dial(client.Options{HostPort: s.temporal.FrontendAddress(), Namespace: worker.DefaultNamespace}); err != nil {
+		return s, err
+	}
+	s.virtflowBin = filepath.Join(dir, "virtflow")
+	build := exec.CommandContext(ctx, "go", "build", "-o", s.virtflowBin, "../cmd/virtflow")
+	if out, err := build.CombinedOutput(); err != nil {
+		return s, fmt.Errorf("building virtflow: %w\n%s", err, out)
+	}
+	return s, nil
+}
+
+func (s *stack) stop() {
+	if s.tc != nil {
+		s.tc.Close()
+	}
+	if s.temporal != nil {
+		_ = s.temporal.Stop()
+	}
+	if s.cp != nil {
+		_ = s.cp.Stop()
+	}
+}
+
+func newClient(cfg *rest.Config) (crclient.Client, error) {
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	return crclient.New(cfg, crclient.Options{Scheme: scheme})
+}
+
+// services starts in-process operators; the test stops them at its end.
+func services(t *testing.T, cfg platform.ServicesConfig) *platform.Services {
+	t.Helper()
+	cfg.KubeconfigPath = env.cp.ComponentKubeconfigPath()
+	cfg.TemporalAddress = env.temporal.FrontendAddress()
+	if cfg.CertDir == "" {
+		cfg.CertDir = filepath.Join(t.TempDir(), "certs")
+	}
+	cfg.Log = logFile(t, "services")
+	s, err := platform.StartServices(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("starting services: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// logFile collects a component's log outside the test's own output, which
+// must not be written after the test ends; its path is printed on failure.
+func logFile(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.CreateTemp(env.dir, t.Name()+"-"+name+"-*.log")
+	if err != nil {
+		t.Fatalf("creating log file: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			data, _ := os.ReadFile(f.Name())
+			if len(data) > 20000 {
+				data = data[len(data)-20000:]
+			}
+			t.Logf("%s log (tail):\n%s", name, data)
+		}
+	})
+	return f
+}
+
+// workerProcess runs `virtflow worker` as a separate process so a test can
+// kill it the hard way.
+func workerProcess(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(env.virtflowBin, "worker",
+		"--kubeconfig", env.cp.ComponentKubeconfigPath(), "--temporal-address", env.temporal.FrontendAddress())
+	out := logFile(t, "worker")
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting worker process: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+	})
+	return cmd
+}
