@@ -54,6 +54,7 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.EtcdPort, "etcd-port", 2379, "etcd client port on 127.0.0.1 (peer port is the next one)")
 	fs.IntVar(&o.TemporalPort, "temporal-port", 7233, "Temporal frontend port on 127.0.0.1")
 	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
+	fs.IntVar(&o.MetricsPort, "metrics-port", 8383, "operator Prometheus metrics port on 127.0.0.1 (0 turns it off)")
 	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")
 	if err := fs.Parse(args); err != nil {
 		return err

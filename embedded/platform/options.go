@@ -21,6 +21,8 @@ type Options struct {
 	// APIServerPort, EtcdPort, TemporalPort and UIPort are fixed so a
 	// resumed platform keeps its addresses; 0 picks free ports (tests).
 	APIServerPort, EtcdPort, TemporalPort, UIPort int
+	// MetricsPort serves the operators' Prometheus metrics; 0 turns them off.
+	MetricsPort int
 	// CreateHyperConverged creates the default HyperConverged when absent.
 	CreateHyperConverged bool
 	// Out receives progress lines meant for a person.

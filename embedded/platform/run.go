@@ -41,7 +41,11 @@ func Run(ctx context.Context, opts Options) error {
 	if err := writeEndpoints(opts.DataDir, ep); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Out, "\nexport KUBECONFIG=%s\nTemporal Web UI: %s/namespaces/virtflow/workflows\n\n", ep.Kubeconfig, ep.TemporalUI)
+	fmt.Fprintf(opts.Out, "\nexport KUBECONFIG=%s\nTemporal Web UI: %s/namespaces/virtflow/workflows\n", ep.Kubeconfig, ep.TemporalUI)
+	if opts.MetricsPort != 0 {
+		fmt.Fprintf(opts.Out, "Metrics: http://127.0.0.1:%d/metrics\n", opts.MetricsPort)
+	}
+	fmt.Fprintf(opts.Out, "Logs: %s\n\n", opts.LogDir)
 	if opts.CreateHyperConverged {
 		if err := p.waitAvailable(ctx); err != nil {
 			return err

@@ -45,6 +45,8 @@ type ServicesConfig struct {
 	SkipWorker bool
 	// Log receives operator and worker logs; nil means stderr.
 	Log io.Writer
+	// MetricsAddress serves Prometheus metrics; empty turns them off.
+	MetricsAddress string
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -98,8 +100,12 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		}
 		hookServer = s.webhooks.server
 	}
+	metricsAddr := cfg.MetricsAddress
+	if metricsAddr == "" {
+		metricsAddr = "0"
+	}
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: "0", WebhookServer: hookServer,
 		// Tests run several managers in one process; metric names of
 		// same-named controllers are shared, which is fine there.

@@ -78,6 +78,7 @@ func (p *Platform) start(ctx context.Context) error {
 	p.services, err = StartServices(ctx, ServicesConfig{
 		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
 		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
+		MetricsAddress: metricsAddress(o.MetricsPort),
 	})
 	if err != nil {
 		return err
@@ -116,6 +117,13 @@ func (p *Platform) Stop() error {
 		errs = append(errs, p.cp.Stop())
 	}
 	return errors.Join(errs...)
+}
+
+func metricsAddress(port int) string {
+	if port == 0 {
+		return ""
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 func (p *Platform) logFile(name string) string {

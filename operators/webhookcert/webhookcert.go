@@ -25,6 +25,10 @@ import (
 const (
 	CAFile   = "ca.crt"
 	caKey    = "ca.key"
+	// previousCA stays in the bundle after a CA rotation until it expires,
+	// so clients holding the old bundle keep trusting the new server
+	// certificate's issuer and vice versa during the switch.
+	previousCA = "ca-previous.crt"
 	CertFile = "tls.crt"
 	KeyFile  = "tls.key"
 )
@@ -51,6 +55,11 @@ func Ensure(dir string, hosts []string, p Policy, now time.Time) ([]byte, bool, 
 	ca, key, err := load(filepath.Join(dir, CAFile), filepath.Join(dir, caKey))
 	renewCA := err != nil || now.Add(p.CARenewBefore).After(ca.NotAfter)
 	if renewCA {
+		if ca != nil {
+			if err := writeAtomic(filepath.Join(dir, previousCA), pemCert(ca)); err != nil {
+				return nil, false, err
+			}
+		}
 		if ca, key, err = issue(nil, nil, "virtflow-webhook-ca", nil, now, p.CADuration); err != nil {
 			return nil, false, err
 		}
@@ -70,7 +79,24 @@ func Ensure(dir string, hosts []string, p Policy, now time.Time) ([]byte, bool, 
 			return nil, false, err
 		}
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw}), renewCA || renewLeaf, nil
+	return bundle(dir, ca, now), renewCA || renewLeaf, nil
+}
+
+// bundle is the current CA followed by the previous one while it is valid.
+func bundle(dir string, ca *x509.Certificate, now time.Time) []byte {
+	out := pemCert(ca)
+	if prev, err := os.ReadFile(filepath.Join(dir, previousCA)); err == nil {
+		if b, _ := pem.Decode(prev); b != nil {
+			if old, err := x509.ParseCertificate(b.Bytes); err == nil && now.Before(old.NotAfter) {
+				out = append(out, prev...)
+			}
+		}
+	}
+	return out
+}
+
+func pemCert(c *x509.Certificate) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
 }
 
 // issue signs a certificate with parent, or self-signs a CA when parent is nil.
@@ -121,7 +147,7 @@ func save(dir, certName, keyName string, cert *x509.Certificate, key *ecdsa.Priv
 	if err := writeAtomic(filepath.Join(dir, keyName), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, certName), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}))
+	return writeAtomic(filepath.Join(dir, certName), pemCert(cert))
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -59,8 +59,23 @@ func TestEnsureKeepsValidCertsAndRotatesDueOnes(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.False(t, SameBundle(first, rotated))
+	require.Contains(t, string(rotated), string(first), "the previous CA stays trusted until it expires")
 	pool := x509.NewCertPool()
 	require.True(t, pool.AppendCertsFromPEM(rotated))
 	_, err = readCert(t, filepath.Join(dir, CertFile)).Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now.Add(25 * time.Hour)})
 	require.NoError(t, err)
+}
+
+func TestPreviousCALeavesTheBundleOnceExpired(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	first, _, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now)
+	require.NoError(t, err)
+	second, _, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now.Add(25*time.Hour))
+	require.NoError(t, err)
+	require.Contains(t, string(second), string(first))
+	// 49h: the first CA (48h) has expired and the second is not yet due.
+	third, _, err := Ensure(dir, []string{"127.0.0.1"}, DefaultPolicy, now.Add(49*time.Hour))
+	require.NoError(t, err)
+	require.NotContains(t, string(third), string(first))
 }
