@@ -29,3 +29,7 @@ fi
 # Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler
 # from tools/k8s (first run only) and prints where they are.
 go run ./cmd/virtflow prepare
+
+# The temporal CLI, for administering the embedded Temporal server
+# (./hack/temporal workflow list).
+./hack/temporal-cli.sh >/dev/null
