@@ -23,14 +23,14 @@ import (
 // File names inside the certificate directory; tls.crt/tls.key are what
 // controller-runtime's webhook server watches and reloads.
 const (
-	CAFile   = "ca.crt"
-	caKey    = "ca.key"
+	CAFile = "ca.crt"
+	caKey  = "ca.key"
 	// previousCA stays in the bundle after a CA rotation until it expires,
 	// so clients holding the old bundle keep trusting the new server
 	// certificate's issuer and vice versa during the switch.
 	previousCA = "ca-previous.crt"
-	CertFile = "tls.crt"
-	KeyFile  = "tls.key"
+	CertFile   = "tls.crt"
+	KeyFile    = "tls.key"
 )
 
 // Policy is how long certificates live and how early they are renewed.
