@@ -1,0 +1,148 @@
+package domain
+
+import (
+	"fmt"
+
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"libvirt.org/go/libvirtxml"
+)
+
+// addDisks turns spec.domain.devices.disks into libvirt disks, each backed
+// by the resolved source of the volume of the same name.
+func addDisks(dom *libvirtxml.Domain, in Input) error {
+	volumes := map[string]bool{}
+	for _, v := range in.VMI.Spec.Volumes {
+		volumes[v.Name] = true
+	}
+	next := map[string]int{}
+	for _, d := range in.VMI.Spec.Domain.Devices.Disks {
+		if !volumes[d.Name] {
+			return fmt.Errorf("disk %s has no volume of the same name in spec.volumes", d.Name)
+		}
+		src, ok := in.Sources[d.Name]
+		if !ok {
+			return fmt.Errorf("volume %s of disk %s was not resolved to a file or device on the node", d.Name, d.Name)
+		}
+		disk, err := diskOf(d, src, next)
+		if err != nil {
+			return err
+		}
+		dom.Devices.Disks = append(dom.Devices.Disks, disk)
+	}
+	return nil
+}
+
+func diskOf(d kubevirtv1.Disk, src Source, next map[string]int) (libvirtxml.DomainDisk, error) {
+	device, bus, readOnly, err := deviceAndBus(d)
+	if err != nil {
+		return libvirtxml.DomainDisk{}, err
+	}
+	if src.CDROM && device == "disk" {
+		device, bus, readOnly = "cdrom", kubevirtv1.DiskBusSATA, true
+	}
+	prefix := map[kubevirtv1.DiskBus]string{kubevirtv1.DiskBusVirtio: "vd"}[bus]
+	if prefix == "" {
+		prefix = "sd"
+	}
+	dev := prefix + letters(next[prefix])
+	next[prefix]++
+	format := src.Format
+	if format == "" {
+		format = "raw"
+	}
+	disk := libvirtxml.DomainDisk{
+		Device: device,
+		Driver: &libvirtxml.DomainDiskDriver{Name: "qemu", Type: format, Cache: cacheOf(d), Discard: "unmap"},
+		Target: &libvirtxml.DomainDiskTarget{Dev: dev, Bus: string(bus)},
+		Alias:  &libvirtxml.DomainAlias{Name: "ua-" + d.Name},
+		Serial: d.Serial,
+	}
+	if src.Block {
+		disk.Source = &libvirtxml.DomainDiskSource{Block: &libvirtxml.DomainDiskSourceBlock{Dev: src.Path}}
+	} else {
+		disk.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: src.Path}}
+	}
+	if readOnly || src.ReadOnly {
+		disk.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
+	}
+	if d.BootOrder != nil {
+		disk.Boot = &libvirtxml.DomainDeviceBoot{Order: *d.BootOrder}
+	}
+	return disk, nil
+}
+
+// deviceAndBus applies upstream's defaults: virtio for disks, sata for
+// cdroms, and refuses buses KubeVirt does not support.
+func deviceAndBus(d kubevirtv1.Disk) (string, kubevirtv1.DiskBus, bool, error) {
+	switch {
+	case d.CDRom != nil:
+		bus := d.CDRom.Bus
+		if bus == "" {
+			bus = kubevirtv1.DiskBusSATA
+		}
+		if bus == kubevirtv1.DiskBusVirtio {
+			return "", "", false, fmt.Errorf("disk %s: bus virtio is not supported for cdroms", d.Name)
+		}
+		return "cdrom", bus, true, validBus(d.Name, bus)
+	case d.LUN != nil:
+		return "", "", false, fmt.Errorf("disk %s: lun disks are not supported", d.Name)
+	default:
+		bus := kubevirtv1.DiskBusVirtio
+		ro := false
+		if d.Disk != nil {
+			if d.Disk.Bus != "" {
+				bus = d.Disk.Bus
+			}
+			ro = d.Disk.ReadOnly
+		}
+		return "disk", bus, ro, validBus(d.Name, bus)
+	}
+}
+
+func validBus(name string, bus kubevirtv1.DiskBus) error {
+	switch bus {
+	case kubevirtv1.DiskBusVirtio, kubevirtv1.DiskBusSATA, kubevirtv1.DiskBusSCSI, kubevirtv1.DiskBusUSB:
+		return nil
+	}
+	return fmt.Errorf("disk %s: unsupported disk bus %q; supported: virtio, sata, scsi, usb", name, bus)
+}
+
+func cacheOf(d kubevirtv1.Disk) string {
+	if d.Cache != "" {
+		return string(d.Cache)
+	}
+	return "none"
+}
+
+// letters names the n-th device the way Linux does: a..z, aa..az, ...
+func letters(n int) string {
+	s := ""
+	for n >= 0 {
+		s = string(rune('a'+n%26)) + s
+		n = n/26 - 1
+	}
+	return s
+}
+
+// addInterfaces gives each interface on the pod network user-mode
+// networking, which a session-mode libvirt can set up without privileges.
+func addInterfaces(dom *libvirtxml.Domain, vmi *kubevirtv1.VirtualMachineInstance) {
+	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
+		model := iface.Model
+		if model == "" {
+			model = "virtio"
+		}
+		i := libvirtxml.DomainInterface{
+			Source: &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}},
+			Model:  &libvirtxml.DomainInterfaceModel{Type: model},
+			Alias:  &libvirtxml.DomainAlias{Name: "ua-" + iface.Name},
+		}
+		if iface.MacAddress != "" {
+			i.MAC = &libvirtxml.DomainInterfaceMAC{Address: iface.MacAddress}
+		}
+		if iface.BootOrder != nil {
+			i.Boot = &libvirtxml.DomainDeviceBoot{Order: *iface.BootOrder}
+		}
+		dom.Devices.Interfaces = append(dom.Devices.Interfaces, i)
+	}
+}

@@ -1,0 +1,227 @@
+// Package domain turns a VirtualMachineInstance into a libvirt domain
+// definition. It is pure: where each volume lives on the node is resolved
+// beforehand and passed in, so every rule here is testable without libvirt.
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"libvirt.org/go/libvirtxml"
+)
+
+// Type is the libvirt domain type: hardware-assisted or emulated.
+type Type string
+
+// Domain types.
+const (
+	KVM Type = "kvm"
+	// TCG is libvirt's "qemu" type: software emulation, for hosts whose
+	// /dev/kvm cannot run ordinary guests.
+	TCG Type = "qemu"
+)
+
+// DefaultMachineType is what VMIs without spec.domain.machine get.
+const DefaultMachineType = "q35"
+
+// Source is where a volume's data lives on the node.
+type Source struct {
+	// Path is a file or block device.
+	Path string
+	// Format is "raw" or "qcow2".
+	Format string
+	// Block is true for block devices.
+	Block bool
+	// ReadOnly forces the disk read-only (container disks, cloud-init).
+	ReadOnly bool
+	// CDROM marks sources that are ISO images (cloud-init NoCloud).
+	CDROM bool
+}
+
+// Input is everything Build needs besides the VMI.
+type Input struct {
+	VMI  *kubevirtv1.VirtualMachineInstance
+	Type Type
+	// Sources maps volume name to where it lives on the node.
+	Sources map[string]Source
+	// Kernel and Initrd are the resolved kernel-boot files, if any.
+	Kernel, Initrd string
+	// SerialLog receives everything the guest writes to its serial console.
+	SerialLog string
+	// Emulator is the qemu binary; empty lets libvirt choose.
+	Emulator string
+}
+
+// Name is the libvirt domain name of a VMI: namespace and name, as upstream
+// names it, so two namespaces never collide on one node.
+func Name(vmi *kubevirtv1.VirtualMachineInstance) string {
+	return vmi.Namespace + "_" + vmi.Name
+}
+
+// Build returns the domain for in, or an error naming what is invalid.
+func Build(in Input) (*libvirtxml.Domain, error) {
+	if in.VMI == nil {
+		return nil, errors.New("no VirtualMachineInstance given")
+	}
+	spec := &in.VMI.Spec.Domain
+	mem, err := guestMemory(in.VMI)
+	if err != nil {
+		return nil, err
+	}
+	vcpu, topo := cpuTopology(spec.CPU)
+	dom := &libvirtxml.Domain{
+		Type: string(in.Type), Name: Name(in.VMI), UUID: uuidOf(in.VMI),
+		Memory:     &libvirtxml.DomainMemory{Value: uint(mem / 1024), Unit: "KiB"},
+		VCPU:       &libvirtxml.DomainVCPU{Value: vcpu},
+		CPU:        cpuOf(in.Type, spec.CPU, topo),
+		OS:         &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Type: "hvm", Arch: "x86_64", Machine: machineType(spec)}},
+		Features:   &libvirtxml.DomainFeatureList{ACPI: &libvirtxml.DomainFeature{}},
+		OnPoweroff: "destroy",
+		OnReboot:   "restart",
+		OnCrash:    "destroy",
+		Devices:    &libvirtxml.DomainDeviceList{Emulator: in.Emulator},
+		Metadata:   metadataOf(in.VMI),
+	}
+	if err := addKernelBoot(dom, in); err != nil {
+		return nil, err
+	}
+	if err := addDisks(dom, in); err != nil {
+		return nil, err
+	}
+	addConsole(dom, in)
+	addInterfaces(dom, in.VMI)
+	dom.Devices.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
+	return dom, nil
+}
+
+// BuildXML renders Build's domain as XML.
+func BuildXML(in Input) (string, error) {
+	dom, err := Build(in)
+	if err != nil {
+		return "", err
+	}
+	xml, err := dom.Marshal()
+	if err != nil {
+		return "", fmt.Errorf("rendering domain XML for %s: %w", dom.Name, err)
+	}
+	return xml, nil
+}
+
+func guestMemory(vmi *kubevirtv1.VirtualMachineInstance) (int64, error) {
+	spec := &vmi.Spec.Domain
+	var q *resource.Quantity
+	if spec.Memory != nil && spec.Memory.Guest != nil {
+		q = spec.Memory.Guest
+	} else if r, ok := spec.Resources.Requests["memory"]; ok {
+		q = &r
+	} else if l, ok := spec.Resources.Limits["memory"]; ok {
+		q = &l
+	}
+	if q == nil {
+		return 0, fmt.Errorf("VirtualMachineInstance %s/%s has no memory: set spec.domain.memory.guest or spec.domain.resources.requests.memory", vmi.Namespace, vmi.Name)
+	}
+	v := q.Value()
+	if v < 1024*1024 {
+		return 0, fmt.Errorf("guest memory %s of %s/%s is below 1Mi", q.String(), vmi.Namespace, vmi.Name)
+	}
+	return v, nil
+}
+
+type topology struct{ sockets, cores, threads uint }
+
+func cpuTopology(cpu *kubevirtv1.CPU) (uint, topology) {
+	t := topology{sockets: 1, cores: 1, threads: 1}
+	if cpu != nil {
+		if cpu.Sockets > 0 {
+			t.sockets = uint(cpu.Sockets)
+		}
+		if cpu.Cores > 0 {
+			t.cores = uint(cpu.Cores)
+		}
+		if cpu.Threads > 0 {
+			t.threads = uint(cpu.Threads)
+		}
+	}
+	return t.sockets * t.cores * t.threads, t
+}
+
+// cpuOf picks host-model on KVM, as upstream does by default, and leaves
+// the emulated CPU to qemu under TCG, where host-model is not available.
+func cpuOf(typ Type, cpu *kubevirtv1.CPU, t topology) *libvirtxml.DomainCPU {
+	c := &libvirtxml.DomainCPU{Topology: &libvirtxml.DomainCPUTopology{
+		Sockets: int(t.sockets), Dies: 1, Cores: int(t.cores), Threads: int(t.threads),
+	}}
+	model := ""
+	if cpu != nil {
+		model = cpu.Model
+	}
+	switch {
+	case model == kubevirtv1.CPUModeHostPassthrough:
+		c.Mode = "host-passthrough"
+	case model == kubevirtv1.CPUModeHostModel || (model == "" && typ == KVM):
+		c.Mode = "host-model"
+	case model != "":
+		c.Mode = "custom"
+		c.Model = &libvirtxml.DomainCPUModel{Value: model, Fallback: "allow"}
+	}
+	return c
+}
+
+func machineType(spec *kubevirtv1.DomainSpec) string {
+	if spec.Machine != nil && spec.Machine.Type != "" {
+		return spec.Machine.Type
+	}
+	return DefaultMachineType
+}
+
+func uuidOf(vmi *kubevirtv1.VirtualMachineInstance) string {
+	if fw := vmi.Spec.Domain.Firmware; fw != nil && fw.UUID != "" {
+		return string(fw.UUID)
+	}
+	return string(vmi.UID)
+}
+
+func addKernelBoot(dom *libvirtxml.Domain, in Input) error {
+	fw := in.VMI.Spec.Domain.Firmware
+	if fw == nil || fw.KernelBoot == nil {
+		return nil
+	}
+	if in.Kernel == "" {
+		return fmt.Errorf("spec.domain.firmware.kernelBoot of %s/%s: the kernel image was not resolved", in.VMI.Namespace, in.VMI.Name)
+	}
+	dom.OS.Kernel, dom.OS.Initrd = in.Kernel, in.Initrd
+	dom.OS.Cmdline = fw.KernelBoot.KernelArgs
+	return nil
+}
+
+func addConsole(dom *libvirtxml.Domain, in Input) {
+	if a := in.VMI.Spec.Domain.Devices.AutoattachSerialConsole; a != nil && !*a {
+		return
+	}
+	port := uint(0)
+	serial := libvirtxml.DomainSerial{
+		Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
+		Target: &libvirtxml.DomainSerialTarget{Port: &port},
+	}
+	if in.SerialLog != "" {
+		serial.Log = &libvirtxml.DomainChardevLog{File: in.SerialLog, Append: "on"}
+	}
+	dom.Devices.Serials = []libvirtxml.DomainSerial{serial}
+	dom.Devices.Consoles = []libvirtxml.DomainConsole{{
+		Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
+		Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: &port},
+	}}
+}
+
+func metadataOf(vmi *kubevirtv1.VirtualMachineInstance) *libvirtxml.DomainMetadata {
+	xml := fmt.Sprintf(`<virtflow:vmi xmlns:virtflow="http://virtflow.io/vmi"><uid>%s</uid><namespace>%s</namespace><name>%s</name></virtflow:vmi>`,
+		escape(string(vmi.UID)), escape(vmi.Namespace), escape(vmi.Name))
+	return &libvirtxml.DomainMetadata{XML: xml}
+}
+
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,181 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"libvirt.org/go/libvirtxml"
+)
+
+func baseVMI() *kubevirtv1.VirtualMachineInstance {
+	guest := resource.MustParse("128Mi")
+	return &kubevirtv1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "vm1", UID: "6a1c5f4e-0000-4000-8000-000000000001"},
+		Spec: kubevirtv1.VirtualMachineInstanceSpec{
+			Domain: kubevirtv1.DomainSpec{
+				Memory: &kubevirtv1.Memory{Guest: &guest},
+				Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{
+					{Name: "root"},
+					{Name: "cloudinit", DiskDevice: kubevirtv1.DiskDevice{CDRom: &kubevirtv1.CDRomTarget{}}},
+				}},
+			},
+			Volumes: []kubevirtv1.Volume{{Name: "root"}, {Name: "cloudinit"}},
+		},
+	}
+}
+
+func baseInput(vmi *kubevirtv1.VirtualMachineInstance) Input {
+	return Input{VMI: vmi, Type: TCG, SerialLog: "/run/vmi/serial.log", Sources: map[string]Source{
+		"root":      {Path: "/var/run/disks/root.qcow2", Format: "qcow2"},
+		"cloudinit": {Path: "/var/run/disks/cloudinit.iso", CDROM: true},
+	}}
+}
+
+func TestBuildValidSpecs(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(*Input)
+		check  func(*testing.T, *libvirtxml.Domain)
+	}{
+		{"defaults", nil, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Equal(t, "qemu", d.Type)
+			require.Equal(t, "ns1_vm1", d.Name)
+			require.Equal(t, "6a1c5f4e-0000-4000-8000-000000000001", d.UUID)
+			require.Equal(t, uint(128*1024), d.Memory.Value)
+			require.Equal(t, uint(1), d.VCPU.Value)
+			require.Equal(t, "q35", d.OS.Type.Machine)
+			require.NotNil(t, d.Features.ACPI, "without ACPI a guest poweroff only halts")
+			require.Equal(t, "", d.CPU.Mode, "TCG leaves the CPU model to qemu")
+			root := d.Devices.Disks[0]
+			require.Equal(t, "vda", root.Target.Dev)
+			require.Equal(t, "virtio", root.Target.Bus)
+			require.Equal(t, "qcow2", root.Driver.Type)
+			require.Equal(t, "none", root.Driver.Cache)
+			require.Nil(t, root.ReadOnly)
+			ci := d.Devices.Disks[1]
+			require.Equal(t, "cdrom", ci.Device)
+			require.Equal(t, "sata", ci.Target.Bus)
+			require.Equal(t, "sda", ci.Target.Dev)
+			require.NotNil(t, ci.ReadOnly)
+			require.Equal(t, "/run/vmi/serial.log", d.Devices.Serials[0].Log.File)
+			require.Equal(t, "none", d.Devices.MemBalloon.Model)
+		}},
+		{"kvm uses host-model", func(in *Input) { in.Type = KVM }, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Equal(t, "kvm", d.Type)
+			require.Equal(t, "host-model", d.CPU.Mode)
+		}},
+		{"topology and custom model", func(in *Input) {
+			in.VMI.Spec.Domain.CPU = &kubevirtv1.CPU{Sockets: 2, Cores: 2, Threads: 1, Model: "Skylake-Client"}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Equal(t, uint(4), d.VCPU.Value)
+			require.Equal(t, 2, d.CPU.Topology.Sockets)
+			require.Equal(t, "custom", d.CPU.Mode)
+			require.Equal(t, "Skylake-Client", d.CPU.Model.Value)
+		}},
+		{"memory from requests", func(in *Input) {
+			in.VMI.Spec.Domain.Memory = nil
+			in.VMI.Spec.Domain.Resources.Requests = corev1.ResourceList{"memory": resource.MustParse("1Gi")}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Equal(t, uint(1024*1024), d.Memory.Value)
+		}},
+		{"kernel boot", func(in *Input) {
+			in.VMI.Spec.Domain.Firmware = &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{KernelArgs: "console=ttyS0"}}
+			in.Kernel, in.Initrd = "/boot/vmlinuz", "/boot/initrd.img"
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Equal(t, "/boot/vmlinuz", d.OS.Kernel)
+			require.Equal(t, "/boot/initrd.img", d.OS.Initrd)
+			require.Equal(t, "console=ttyS0", d.OS.Cmdline)
+		}},
+		{"buses, boot order, block source", func(in *Input) {
+			one := uint(1)
+			in.VMI.Spec.Domain.Devices.Disks[0].Disk = &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusSCSI}
+			in.VMI.Spec.Domain.Devices.Disks[0].BootOrder = &one
+			in.VMI.Spec.Domain.Devices.Disks[0].Cache = kubevirtv1.CacheWriteBack
+			in.Sources["root"] = Source{Path: "/dev/vg/root", Block: true}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			root := d.Devices.Disks[0]
+			require.Equal(t, "sda", root.Target.Dev)
+			require.Equal(t, "sdb", d.Devices.Disks[1].Target.Dev)
+			require.Equal(t, uint(1), root.Boot.Order)
+			require.Equal(t, "writeback", root.Driver.Cache)
+			require.Equal(t, "/dev/vg/root", root.Source.Block.Dev)
+			require.Equal(t, "raw", root.Driver.Type)
+		}},
+		{"interface", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default", MacAddress: "02:00:00:00:00:01"}}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			i := d.Devices.Interfaces[0]
+			require.NotNil(t, i.Source.User)
+			require.Equal(t, "virtio", i.Model.Type)
+			require.Equal(t, "02:00:00:00:00:01", i.MAC.Address)
+		}},
+		{"no serial console", func(in *Input) {
+			off := false
+			in.VMI.Spec.Domain.Devices.AutoattachSerialConsole = &off
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Empty(t, d.Devices.Serials)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := baseInput(baseVMI())
+			if c.mutate != nil {
+				c.mutate(&in)
+			}
+			d, err := Build(in)
+			require.NoError(t, err)
+			c.check(t, d)
+			xml, err := BuildXML(in)
+			require.NoError(t, err)
+			back := &libvirtxml.Domain{}
+			require.NoError(t, back.Unmarshal(xml), "the XML libvirt gets parses back")
+			require.Equal(t, d.Name, back.Name)
+		})
+	}
+}
+
+func TestBuildRejectsInvalidSpecs(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(*Input)
+		want   string
+	}{
+		{"no memory", func(in *Input) { in.VMI.Spec.Domain.Memory = nil }, "has no memory"},
+		{"tiny memory", func(in *Input) {
+			q := resource.MustParse("512Ki")
+			in.VMI.Spec.Domain.Memory.Guest = &q
+		}, "below 1Mi"},
+		{"disk without volume", func(in *Input) { in.VMI.Spec.Volumes = in.VMI.Spec.Volumes[:1] }, "disk cloudinit has no volume of the same name"},
+		{"unresolved volume", func(in *Input) { delete(in.Sources, "root") }, "volume root of disk root was not resolved"},
+		{"virtio cdrom", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Disks[1].CDRom.Bus = kubevirtv1.DiskBusVirtio
+		}, "bus virtio is not supported for cdroms"},
+		{"ide bus", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Disks[0].Disk = &kubevirtv1.DiskTarget{Bus: "ide"}
+		}, `unsupported disk bus "ide"`},
+		{"lun", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Disks[0].LUN = &kubevirtv1.LunTarget{}
+		}, "lun disks are not supported"},
+		{"kernel not resolved", func(in *Input) {
+			in.VMI.Spec.Domain.Firmware = &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{}}
+		}, "kernel image was not resolved"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := baseInput(baseVMI())
+			c.mutate(&in)
+			_, err := Build(in)
+			require.Error(t, err)
+			require.True(t, strings.Contains(err.Error(), c.want), "%q does not contain %q", err.Error(), c.want)
+		})
+	}
+}
+
+func TestLettersNameDevicesLikeLinux(t *testing.T) {
+	require.Equal(t, []string{"a", "z", "aa", "az", "ba"}, []string{letters(0), letters(25), letters(26), letters(51), letters(52)})
+}
