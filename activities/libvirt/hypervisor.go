@@ -1,0 +1,60 @@
+// Package libvirt is virtflow's narrow view of libvirt: define, start,
+// pause, resume, stop and watch domains and read their serial consoles.
+// Callers depend on the Hypervisor interface; Connect gives the real
+// implementation (libvirt.org/go/libvirt) and NewFake an in-memory one for
+// unit tests.
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// State is a domain's run state, as libvirt reports it.
+type State string
+
+// Domain states virtflow distinguishes.
+const (
+	Running  State = "Running"
+	Paused   State = "Paused"
+	Shutdown State = "Shutdown" // shutting down
+	Shutoff  State = "Shutoff"
+	Crashed  State = "Crashed"
+	NoState  State = "NoState"
+)
+
+// ErrNotFound is returned for a domain libvirt does not know.
+var ErrNotFound = errors.New("domain not found")
+
+// DomainInfo is what a lookup returns.
+type DomainInfo struct {
+	Name  string
+	UUID  string
+	State State
+	// Reason is libvirt's reason for the state, e.g. "shutdown" or "crashed".
+	Reason string
+}
+
+// Hypervisor manages domains on one libvirt connection.
+type Hypervisor interface {
+	// Create defines and starts a transient domain from XML. With paused,
+	// it starts paused so a console can attach before the first byte.
+	Create(ctx context.Context, xml string, paused bool) (DomainInfo, error)
+	// Lookup returns the domain's current state.
+	Lookup(ctx context.Context, name string) (DomainInfo, error)
+	// List returns every domain on the connection.
+	List(ctx context.Context) ([]DomainInfo, error)
+	// Pause suspends the domain's vCPUs.
+	Pause(ctx context.Context, name string) error
+	// Resume continues a paused domain.
+	Resume(ctx context.Context, name string) error
+	// Shutdown asks the guest to power off (ACPI).
+	Shutdown(ctx context.Context, name string) error
+	// Destroy stops the domain immediately.
+	Destroy(ctx context.Context, name string) error
+	// Console opens the domain's serial console.
+	Console(ctx context.Context, name string) (io.ReadWriteCloser, error)
+	// Close releases the connection.
+	Close() error
+}
