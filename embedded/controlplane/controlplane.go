@@ -164,7 +164,7 @@ func withDefaults(cfg Config) Config {
 		cfg.APIServerPort = freePort()
 	}
 	if cfg.EtcdPort == 0 {
-		cfg.EtcdPort = freePort()
+		cfg.EtcdPort = freePortPair()
 	}
 	if cfg.ServiceClusterIPRange == "" {
 		cfg.ServiceClusterIPRange = "10.0.0.0/24"
@@ -179,6 +179,20 @@ func freePort() int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// freePortPair finds a free port whose successor (etcd's peer port) is
+// free too.
+func freePortPair() int {
+	for i := 0; i < 100; i++ {
+		p := freePort()
+		l, err := net.Listen("tcp", hostPort(p+1))
+		if err == nil {
+			l.Close()
+			return p
+		}
+	}
+	return freePort()
 }
 
 func hostPort(port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }

@@ -1,0 +1,95 @@
+package launcher
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Client talks to a launcher's command socket.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// NewClient returns a client for the launcher in dir.
+func NewClient(dir string) *Client {
+	sock := Socket(dir)
+	return &Client{socket: sock, http: &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}},
+	}}
+}
+
+// Status returns the domain's current status.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://launcher/v1/status", nil)
+	if err != nil {
+		return st, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return st, fmt.Errorf("asking launcher at %s for status: %w", c.socket, err)
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// Command sends pause, unpause, shutdown or destroy.
+func (c *Client) Command(ctx context.Context, verb string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://launcher/v1/"+verb, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("sending %s to launcher: %w", verb, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		msg, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("%s: %s", verb, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
+
+// Console opens the serial console as a raw bidirectional stream.
+func (c *Client) Console(ctx context.Context) (net.Conn, error) {
+	conn, err := (&net.Dialer{}).DialContext(ctx, "unix", c.socket)
+	if err != nil {
+		return nil, fmt.Errorf("dialing launcher: %w", err)
+	}
+	if _, err := io.WriteString(conn, "GET /v1/console HTTP/1.1\r\nHost: launcher\r\n\r\n"); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("opening console: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		return nil, fmt.Errorf("opening console: %s", strings.TrimSpace(string(msg)))
+	}
+	return &bufferedConn{Conn: conn, r: br}, nil
+}
+
+// bufferedConn reads first what the response parser already buffered.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }

@@ -1,0 +1,95 @@
+// Package launcher is virt-launcher: one process per VirtualMachineInstance
+// that runs its own session-mode libvirt daemon as an unprivileged user,
+// prepares the VMI's disks, starts the domain, and serves a command socket
+// (status, pause, unpause, shutdown, console) to virt-handler.
+package launcher
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/virtflow/virtflow/activities/libvirt/domain"
+)
+
+// Config is what virt-handler hands a launcher, as config.json in its
+// directory.
+type Config struct {
+	// VMI is the instance to run.
+	VMI kubevirtv1.VirtualMachineInstance `json:"vmi"`
+	// Dir is the launcher's private directory (disks, libvirt state, logs).
+	Dir string `json:"dir"`
+	// DomainType is kvm or qemu (TCG), detected by virt-handler.
+	DomainType domain.Type `json:"domainType"`
+	// UID and GID run libvirtd and qemu; never root.
+	UID int `json:"uid"`
+	GID int `json:"gid"`
+	// CacheDir is shared by all launchers of a node so libvirt's qemu
+	// capability cache is probed once per node, not once per VM.
+	CacheDir string `json:"cacheDir"`
+	// RuntimeDir holds libvirt's sockets. It must be short: unix socket
+	// paths are limited to 108 bytes and libvirt nests the qemu monitor
+	// socket several levels below it. Empty derives one under /run/virtflow.
+	RuntimeDir string `json:"runtimeDir,omitempty"`
+	// ImageStore resolves containerDisk and kernel-boot images.
+	ImageStore string `json:"imageStore"`
+	// PVCPaths maps a PVC or DataVolume claim name to its file or device,
+	// resolved by virt-handler from the bound PersistentVolume.
+	PVCPaths map[string]PVCPath `json:"pvcPaths,omitempty"`
+}
+
+// PVCPath is where a claim's data lives on this node.
+type PVCPath struct {
+	Path  string `json:"path"`
+	Block bool   `json:"block,omitempty"`
+}
+
+// Paths inside a launcher directory.
+const (
+	ConfigFile = "config.json"
+	SocketFile = "launcher.sock"
+	SerialLog  = "serial.log"
+	StatusFile = "status.json"
+)
+
+// runtimeDir is cfg.RuntimeDir or a short directory derived from Dir.
+func (cfg Config) runtimeDir() string {
+	if cfg.RuntimeDir != "" {
+		return cfg.RuntimeDir
+	}
+	sum := sha256.Sum256([]byte(cfg.Dir))
+	return filepath.Join("/run/virtflow", hex.EncodeToString(sum[:])[:12])
+}
+
+// Socket is the command socket path of the launcher in dir.
+func Socket(dir string) string { return filepath.Join(dir, SocketFile) }
+
+// WriteConfig stores cfg in its directory.
+func WriteConfig(cfg Config) error {
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return fmt.Errorf("creating launcher directory: %w", err)
+	}
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("encoding launcher config: %w", err)
+	}
+	return os.WriteFile(filepath.Join(cfg.Dir, ConfigFile), data, 0o600)
+}
+
+// ReadConfig loads the config from dir.
+func ReadConfig(dir string) (Config, error) {
+	var cfg Config
+	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return cfg, fmt.Errorf("reading launcher config: %w", err)
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return cfg, fmt.Errorf("decoding launcher config: %w", err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,153 @@
+package launcher
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/virtflow/virtflow/activities/libvirt"
+	"github.com/virtflow/virtflow/activities/libvirt/domain"
+)
+
+// Status is what the launcher reports on its socket and, at exit, in
+// status.json.
+type Status struct {
+	Domain string        `json:"domain"`
+	State  libvirt.State `json:"state"`
+	Reason string        `json:"reason,omitempty"`
+	// Exited is set once the domain is gone for good.
+	Exited bool `json:"exited,omitempty"`
+	// Message explains a failure to start.
+	Message string `json:"message,omitempty"`
+}
+
+// Run starts the VMI described in dir/config.json and blocks until the
+// domain ends or ctx is cancelled (the pod is being deleted), in which case
+// the guest gets its termination grace period to power off.
+func Run(ctx context.Context, dir string) error {
+	cfg, err := ReadConfig(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.Chown(dir, cfg.UID, cfg.GID); err != nil {
+		return fmt.Errorf("handing %s to uid %d: %w", dir, cfg.UID, err)
+	}
+	err = run(ctx, cfg)
+	if err != nil {
+		_ = writeStatus(dir, Status{Domain: domain.Name(&cfg.VMI), State: libvirt.Shutoff, Exited: true, Message: err.Error()})
+	}
+	return err
+}
+
+func run(ctx context.Context, cfg Config) error {
+	daemon, err := startLibvirtd(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return err
+	}
+	defer daemon.stop()
+	hv, err := libvirt.Connect(daemon.URI())
+	if err != nil {
+		return err
+	}
+	defer hv.Close()
+	res, err := prepareVolumes(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	xml, err := domain.BuildXML(domain.Input{
+		VMI: &cfg.VMI, Type: cfg.DomainType, Sources: res.sources, Kernel: res.kernel, Initrd: res.initrd,
+		SerialLog: filepath.Join(cfg.Dir, SerialLog),
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := hv.Create(ctx, xml, false); err != nil {
+		return err
+	}
+	l := &launcher{cfg: cfg, hv: hv, name: domain.Name(&cfg.VMI)}
+	srv, err := serve(Socket(cfg.Dir), l)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return l.watch(ctx)
+}
+
+type launcher struct {
+	cfg  Config
+	hv   libvirt.Hypervisor
+	name string
+}
+
+func (l *launcher) status(ctx context.Context) Status {
+	info, err := l.hv.Lookup(ctx, l.name)
+	if errors.Is(err, libvirt.ErrNotFound) {
+		return Status{Domain: l.name, State: libvirt.Shutoff, Exited: true}
+	}
+	if err != nil {
+		return Status{Domain: l.name, State: libvirt.NoState, Message: err.Error()}
+	}
+	return Status{Domain: l.name, State: info.State, Reason: info.Reason, Exited: info.State == libvirt.Shutoff}
+}
+
+// watch returns once the domain is gone, writing its final status.
+func (l *launcher) watch(ctx context.Context) error {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return l.terminate()
+		case <-t.C:
+		}
+		if st := l.status(ctx); st.Exited {
+			return writeStatus(l.cfg.Dir, st)
+		}
+	}
+}
+
+// terminate asks the guest to power off and destroys it when the grace
+// period runs out, as a pod deletion does with its containers.
+func (l *launcher) terminate() error {
+	ctx := context.Background()
+	grace := 30 * time.Second
+	if g := l.cfg.VMI.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = time.Duration(*g) * time.Second
+	}
+	if grace > 0 {
+		_ = l.hv.Shutdown(ctx, l.name)
+		deadline := time.Now().Add(grace)
+		for time.Now().Before(deadline) {
+			if l.status(ctx).Exited {
+				return writeStatus(l.cfg.Dir, Status{Domain: l.name, State: libvirt.Shutoff, Reason: "shutdown", Exited: true})
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if err := l.hv.Destroy(ctx, l.name); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+		return err
+	}
+	return writeStatus(l.cfg.Dir, Status{Domain: l.name, State: libvirt.Shutoff, Reason: "destroyed", Exited: true})
+}
+
+func writeStatus(dir string, st Status) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, StatusFile), data, 0o644)
+}
+
+// ReadStatus reads the status a launcher left at exit.
+func ReadStatus(dir string) (Status, error) {
+	var st Status
+	data, err := os.ReadFile(filepath.Join(dir, StatusFile))
+	if err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(data, &st)
+}

@@ -1,0 +1,74 @@
+package launcher
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+// serve exposes the launcher's commands on a unix socket only root (the
+// node agent) can reach.
+func serve(path string, l *launcher) (*http.Server, error) {
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("restricting %s: %w", path, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(l.status(r.Context()))
+	})
+	for verb, f := range map[string]func(context.Context, string) error{
+		"pause": l.hv.Pause, "unpause": l.hv.Resume, "shutdown": l.hv.Shutdown, "destroy": l.hv.Destroy,
+	} {
+		mux.HandleFunc("PUT /v1/"+verb, func(w http.ResponseWriter, r *http.Request) {
+			if err := f(r.Context(), l.name); err != nil {
+				http.Error(w, err.Error(), http.StatusConflict)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		})
+	}
+	mux.HandleFunc("GET /v1/console", l.console)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return srv, nil
+}
+
+// console hands the raw serial stream to the caller over the hijacked
+// connection, both ways, until either side closes.
+func (l *launcher) console(w http.ResponseWriter, r *http.Request) {
+	stream, err := l.hv.Console(r.Context(), l.name)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		stream.Close()
+		http.Error(w, "console needs a hijackable connection", http.StatusInternalServerError)
+		return
+	}
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		stream.Close()
+		return
+	}
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
+	_ = buf.Flush()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(stream, buf); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, stream); done <- struct{}{} }()
+	<-done
+	stream.Close()
+	conn.Close()
+}
