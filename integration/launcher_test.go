@@ -33,7 +33,7 @@ func testGuestVMI(name string) *kubevirtv1.VirtualMachineInstance {
 				Memory: &kubevirtv1.Memory{Guest: &mem},
 				Firmware: &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{
 					KernelArgs: "console=ttyS0 quiet",
-					Container: &kubevirtv1.KernelBootContainer{Image: guestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img"},
+					Container:  &kubevirtv1.KernelBootContainer{Image: guestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img"},
 				}},
 				Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root"}}},
 			},
