@@ -12,6 +12,7 @@ import (
 
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/node/launcher"
 )
 
 const usage = `usage: virtflow <command> [flags]
@@ -21,6 +22,8 @@ commands:
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
   prepare  build (first run) the pinned control-plane binaries into the cache
+  virt-launcher --dir DIR
+           run one VMI's launcher (started by the node agent)
 `
 
 // Main runs one virtflow command.
@@ -37,6 +40,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return runWorker(ctx, args[1:], out)
 	case "prepare":
 		return prepare(ctx, args[1:], out)
+	case "virt-launcher":
+		return runLauncher(ctx, args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprint(out, usage)
 		return nil
@@ -89,4 +94,16 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "control-plane binaries ready in %s\n", dir)
 	return nil
+}
+
+func runLauncher(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("virt-launcher", flag.ContinueOnError)
+	dir := fs.String("dir", "", "the launcher directory holding config.json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return fmt.Errorf("virt-launcher needs --dir")
+	}
+	return launcher.Run(ctx, *dir)
 }

@@ -31,10 +31,15 @@ type Options struct {
 	LogDir string
 }
 
-// DefaultDataDir is $VIRTFLOW_DATA_DIR, else a per-user directory.
+// DefaultDataDir is $VIRTFLOW_DATA_DIR, else /var/lib/virtflow for root
+// (whose home the unprivileged qemu of a launcher cannot traverse), else a
+// per-user directory.
 func DefaultDataDir() string {
 	if d := os.Getenv("VIRTFLOW_DATA_DIR"); d != "" {
 		return d
+	}
+	if os.Geteuid() == 0 {
+		return "/var/lib/virtflow"
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(home, ".local", "share", "virtflow")

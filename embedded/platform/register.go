@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/embedded/components"
+	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/component"
 	"github.com/virtflow/virtflow/operators/hco"
@@ -17,6 +18,7 @@ import (
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/networkaddons"
 	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/operators/vmi"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -30,6 +32,9 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 			return fmt.Errorf("setting up hco-operator: %w", err)
 		}
 		s.webhooks.attach(mgr)
+	}
+	if err := s.registerVirt(mgr, cfg); err != nil {
+		return err
 	}
 	if cfg.SkipComponentOperators {
 		return nil
@@ -78,4 +83,19 @@ func apiHealthFactory(disc discovery.DiscoveryInterface) components.Factory {
 		})
 		return mux, nil
 	}
+}
+
+func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
+	if !cfg.SkipVirtController {
+		r := &vmi.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("virt-controller")}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up virt-controller: %w", err)
+		}
+	}
+	for _, n := range cfg.Nodes {
+		if err := handler.Setup(mgr, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }

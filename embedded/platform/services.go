@@ -24,6 +24,7 @@ import (
 
 	"github.com/virtflow/virtflow/activities/kube"
 	"github.com/virtflow/virtflow/embedded/components"
+	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -47,6 +48,10 @@ type ServicesConfig struct {
 	Log io.Writer
 	// MetricsAddress serves Prometheus metrics; empty turns them off.
 	MetricsAddress string
+	// SkipVirtController leaves out the VMI controller.
+	SkipVirtController bool
+	// Nodes are node agents (virt-handler) to run in this process.
+	Nodes []handler.Config
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -119,7 +124,13 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 	}
 	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
-	go func() { s.mgrDone <- mgr.Start(mctx) }()
+	go func() {
+		err := mgr.Start(mctx)
+		if err != nil {
+			ctrl.Log.Error(err, "controller manager stopped")
+		}
+		s.mgrDone <- err
+	}()
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return errors.New("controller manager caches did not sync")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/temporal"
+	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -74,11 +75,16 @@ func (p *Platform) start(ctx context.Context) error {
 	if err := InstallManifests(ctx, p.cp.RESTConfig()); err != nil {
 		return err
 	}
-	p.say("starting operators, webhooks and the worker")
+	node, err := p.nodeConfig()
+	if err != nil {
+		return err
+	}
+	p.say("starting operators, webhooks, the worker and node agent " + node.NodeName + " (" + string(node.DomainType) + " guests)")
 	p.services, err = StartServices(ctx, ServicesConfig{
 		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
 		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
 		MetricsAddress: metricsAddress(o.MetricsPort),
+		Nodes:          []handler.Config{node},
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,87 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/node/handler"
+)
+
+const testNode = "it-node-1"
+
+func nodeConfig(t *testing.T) handler.Config {
+	dir := filepath.Join(env.dir, "nodes", testNode)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, chmodTree(env.dir))
+	return handler.Config{
+		NodeName: testNode, NodeIP: "127.0.0.1", Dir: dir, ImageStore: imageStore(t),
+		UID: 65534, GID: 65534, DomainType: domain.TCG,
+		LauncherCommand: []string{env.virtflowBin, "virt-launcher"},
+	}
+}
+
+func vmiPhase(t *testing.T, key types.NamespacedName) kubevirtv1.VirtualMachineInstancePhase {
+	v := &kubevirtv1.VirtualMachineInstance{}
+	if err := env.admin.Get(context.Background(), key, v); err != nil {
+		return ""
+	}
+	return v.Status.Phase
+}
+
+// TestVMIRunsOnTheNodeAgentAndLeavesNothingBehind creates a VMI on the real
+// control plane: virt-controller creates the launcher pod, the real
+// kube-scheduler binds it to the node agent's Node, the agent runs a real
+// launcher and qemu guest; deleting the VMI removes pod, process and files.
+func TestVMIRunsOnTheNodeAgentAndLeavesNothingBehind(t *testing.T) {
+	node := nodeConfig(t)
+	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	ctx := context.Background()
+	v := testGuestVMI("vmi1")
+	v.UID = ""
+	require.NoError(t, env.admin.Create(ctx, v))
+	key := crclient.ObjectKeyFromObject(v)
+
+	require.Eventually(t, func() bool { return vmiPhase(t, key) == kubevirtv1.Running }, 3*time.Minute, 200*time.Millisecond,
+		"VMI never reached Running (phase %q)", vmiPhase(t, key))
+	got := &kubevirtv1.VirtualMachineInstance{}
+	require.NoError(t, env.admin.Get(ctx, key, got))
+	require.Equal(t, testNode, got.Status.NodeName)
+
+	pods := &corev1.PodList{}
+	require.NoError(t, env.admin.List(ctx, pods, crclient.InNamespace("default"), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(got.UID)}))
+	require.Len(t, pods.Items, 1)
+	pod := pods.Items[0]
+	require.Equal(t, testNode, pod.Spec.NodeName, "bound by kube-scheduler")
+	require.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	mem := pod.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]
+	require.Greater(t, mem.Value(), int64(256<<20), "memory request includes the launcher overhead")
+
+	podDir := filepath.Join(node.Dir, "default_"+pod.Name)
+	waitForText(t, filepath.Join(podDir, "serial.log"), guestReady, 2*time.Minute)
+
+	require.NoError(t, env.admin.Delete(ctx, got))
+	require.Eventually(t, func() bool {
+		return apierrors.IsNotFound(env.admin.Get(ctx, key, &kubevirtv1.VirtualMachineInstance{}))
+	}, 2*time.Minute, 200*time.Millisecond, "VMI was not removed")
+	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, crclient.ObjectKeyFromObject(&pod), &corev1.Pod{})), "launcher pod removed")
+	_, err := os.Stat(podDir)
+	require.True(t, os.IsNotExist(err), "launcher directory removed")
+	out, _ := exec.Command("pgrep", "-af", "qemu-system").Output()
+	require.False(t, strings.Contains(string(out), "default_vmi1"), "no qemu left for the VMI: %s", out)
+}

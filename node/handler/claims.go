@@ -1,0 +1,61 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/node/launcher"
+)
+
+// resolveClaims maps each PVC or DataVolume volume of the VMI to the node
+// path of its bound PersistentVolume (hostPath, local, or a CSI volume that
+// publishes its path in volumeAttributes["path"]).
+func resolveClaims(ctx context.Context, c client.Client, vmi *kubevirtv1.VirtualMachineInstance) (map[string]launcher.PVCPath, error) {
+	out := map[string]launcher.PVCPath{}
+	for _, v := range vmi.Spec.Volumes {
+		name := ""
+		switch {
+		case v.PersistentVolumeClaim != nil:
+			name = v.PersistentVolumeClaim.ClaimName
+		case v.DataVolume != nil:
+			name = v.DataVolume.Name
+		default:
+			continue
+		}
+		p, err := claimPath(ctx, c, vmi.Namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+func claimPath(ctx context.Context, c client.Client, ns, name string) (launcher.PVCPath, error) {
+	pvc := &corev1.PersistentVolumeClaim{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, pvc); err != nil {
+		return launcher.PVCPath{}, fmt.Errorf("reading claim %s/%s: %w", ns, name, err)
+	}
+	if pvc.Spec.VolumeName == "" {
+		return launcher.PVCPath{}, fmt.Errorf("claim %s/%s is not bound yet", ns, name)
+	}
+	pv := &corev1.PersistentVolume{}
+	if err := c.Get(ctx, types.NamespacedName{Name: pvc.Spec.VolumeName}, pv); err != nil {
+		return launcher.PVCPath{}, fmt.Errorf("reading volume %s of claim %s/%s: %w", pvc.Spec.VolumeName, ns, name, err)
+	}
+	block := pv.Spec.VolumeMode != nil && *pv.Spec.VolumeMode == corev1.PersistentVolumeBlock
+	switch s := pv.Spec.PersistentVolumeSource; {
+	case s.HostPath != nil:
+		return launcher.PVCPath{Path: s.HostPath.Path, Block: block}, nil
+	case s.Local != nil:
+		return launcher.PVCPath{Path: s.Local.Path, Block: block}, nil
+	case s.CSI != nil && s.CSI.VolumeAttributes["path"] != "":
+		return launcher.PVCPath{Path: s.CSI.VolumeAttributes["path"], Block: block}, nil
+	}
+	return launcher.PVCPath{}, fmt.Errorf("volume %s of claim %s/%s has no node path virtflow can use", pv.Name, ns, name)
+}

@@ -1,0 +1,60 @@
+// Package handler is virt-handler, the node agent: it registers its Node,
+// runs the launcher pods the scheduler binds to it as local processes (there
+// is no kubelet in embedded mode, and launcher pods are the only pods it
+// runs), and reports each VMI's state from its launcher.
+package handler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/virtflow/virtflow/activities/libvirt/domain"
+)
+
+// Config describes one node agent.
+type Config struct {
+	// NodeName is the Node this agent registers and serves.
+	NodeName string
+	// NodeIP is reported as the node's and its pods' address.
+	NodeIP string
+	// Dir holds one directory per launcher pod.
+	Dir string
+	// ImageStore resolves containerDisk and kernel-boot images.
+	ImageStore string
+	// UID and GID run the launchers' libvirtd and qemu.
+	UID, GID int
+	// DomainType is kvm or qemu; DetectDomainType picks it.
+	DomainType domain.Type
+	// LauncherCommand starts a launcher; "--dir <dir>" is appended.
+	LauncherCommand []string
+}
+
+// DetectDomainType returns kvm only where /dev/kvm exists and the CPU
+// advertises hardware virtualisation (vmx or svm). A paravirtual /dev/kvm
+// without them cannot run ordinary guest kernels, so such hosts get TCG.
+// VIRTFLOW_DOMAIN_TYPE overrides the detection.
+func DetectDomainType() domain.Type {
+	if t := os.Getenv("VIRTFLOW_DOMAIN_TYPE"); t != "" {
+		return domain.Type(t)
+	}
+	if _, err := os.Stat("/dev/kvm"); err != nil {
+		return domain.TCG
+	}
+	cpuinfo, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return domain.TCG
+	}
+	for _, line := range strings.Split(string(cpuinfo), "\n") {
+		if strings.HasPrefix(line, "flags") && (strings.Contains(line, " vmx") || strings.Contains(line, " svm")) {
+			return domain.KVM
+		}
+	}
+	return domain.TCG
+}
+
+func (c Config) cacheDir() string { return filepath.Join(c.Dir, ".libvirt-cache") }
+
+func (c Config) podDir(namespace, name string) string {
+	return filepath.Join(c.Dir, namespace+"_"+name)
+}

@@ -1,0 +1,45 @@
+package handler
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+// Setup adds the node agent to a manager: node registration and
+// heartbeats, the launcher pod runtime and VMI status reporting.
+func Setup(mgr ctrl.Manager, cfg Config) error {
+	if len(cfg.LauncherCommand) == 0 {
+		return fmt.Errorf("node agent %s has no launcher command", cfg.NodeName)
+	}
+	if cfg.UID == 0 {
+		return fmt.Errorf("node agent %s: launchers must not run their guests as root", cfg.NodeName)
+	}
+	if err := mgr.Add(&nodeKeeper{c: mgr.GetClient(), cfg: cfg}); err != nil {
+		return fmt.Errorf("adding node keeper: %w", err)
+	}
+	onNode := builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+		p, ok := o.(*corev1.Pod)
+		return ok && p.Spec.NodeName == cfg.NodeName
+	}))
+	err := ctrl.NewControllerManagedBy(mgr).Named("virt-handler-pods-"+cfg.NodeName).
+		For(&corev1.Pod{}, onNode).Complete(&podReconciler{c: mgr.GetClient(), cfg: cfg})
+	if err != nil {
+		return fmt.Errorf("setting up launcher pod runtime: %w", err)
+	}
+	vmiOnNode := builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+		v, ok := o.(*kubevirtv1.VirtualMachineInstance)
+		return ok && v.Status.NodeName == cfg.NodeName
+	}))
+	err = ctrl.NewControllerManagedBy(mgr).Named("virt-handler-vmis-"+cfg.NodeName).
+		For(&kubevirtv1.VirtualMachineInstance{}, vmiOnNode).Complete(&vmiReconciler{c: mgr.GetClient(), cfg: cfg})
+	if err != nil {
+		return fmt.Errorf("setting up VMI reporting: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/activities/libvirt"
+	"github.com/virtflow/virtflow/node/launcher"
+	"github.com/virtflow/virtflow/operators/vmi"
+)
+
+// vmiReconciler reports the state of the VMIs on this node from their
+// launchers: Scheduled → Running (Ready, Paused) → Succeeded or Failed.
+type vmiReconciler struct {
+	c   client.Client
+	cfg Config
+}
+
+func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	v := &kubevirtv1.VirtualMachineInstance{}
+	if err := r.c.Get(ctx, req.NamespacedName, v); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if v.Status.NodeName != r.cfg.NodeName || v.IsFinal() || v.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	pod, err := r.launcherPod(ctx, v)
+	if err != nil || pod == nil {
+		return ctrl.Result{RequeueAfter: time.Second}, err
+	}
+	before := v.Status.DeepCopy()
+	done := r.sync(ctx, v, r.cfg.podDir(pod.Namespace, pod.Name))
+	if !equality.Semantic.DeepEqual(before, &v.Status) {
+		if err := r.c.Status().Update(ctx, v); err != nil {
+			return ctrl.Result{}, fmt.Errorf("updating VMI %s status: %w", v.Name, err)
+		}
+	}
+	if done {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: time.Second}, nil
+}
+
+// sync maps the launcher's report onto the VMI; it returns true once the
+// VMI is final.
+func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, dir string) bool {
+	if final, err := launcher.ReadStatus(dir); err == nil && final.Exited {
+		phase := kubevirtv1.Succeeded
+		if final.Message != "" {
+			phase = kubevirtv1.Failed
+		}
+		vmi.SetPhase(v, phase)
+		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "GuestNotRunning", final.Message)
+		return true
+	}
+	st, err := launcher.NewClient(dir).Status(ctx)
+	if err != nil {
+		// The launcher is still starting libvirt and preparing disks.
+		return false
+	}
+	switch st.State {
+	case libvirt.Running:
+		vmi.SetPhase(v, kubevirtv1.Running)
+		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionTrue, "", "")
+		removeCondition(v, kubevirtv1.VirtualMachineInstancePaused)
+	case libvirt.Paused:
+		vmi.SetPhase(v, kubevirtv1.Running)
+		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstancePaused, corev1.ConditionTrue, "PausedByUser", "VMI was paused by user")
+		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
+	}
+	return false
+}
+
+func removeCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) {
+	out := v.Status.Conditions[:0]
+	for _, c := range v.Status.Conditions {
+		if c.Type != typ {
+			out = append(out, c)
+		}
+	}
+	v.Status.Conditions = out
+}
+
+func (r *vmiReconciler) launcherPod(ctx context.Context, v *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
+	list := &corev1.PodList{}
+	if err := r.c.List(ctx, list, client.InNamespace(v.Namespace),
+		client.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}); err != nil {
+		return nil, fmt.Errorf("listing launcher pods of %s: %w", v.Name, err)
+	}
+	for i := range list.Items {
+		if list.Items[i].Spec.NodeName == r.cfg.NodeName {
+			return &list.Items[i], nil
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,115 @@
+package vmi
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+)
+
+// LauncherImage names the launcher container; in embedded mode the node
+// agent runs the launcher itself and never pulls it.
+const LauncherImage = "virtflow/virt-launcher:latest"
+
+// LauncherLabel value marks launcher pods under kubevirtv1.AppLabel.
+const LauncherLabel = "virt-launcher"
+
+// Overhead beside the guest's memory: libvirtd, virtlogd, qemu itself and
+// the page tables, kept below upstream's ~243Mi because a session daemon
+// per VM is all a launcher runs here.
+var (
+	staticOverhead = resource.MustParse("160Mi")
+	perVCPU        = resource.MustParse("8Mi")
+)
+
+// launcherPod is the pod that carries a VMI: the scheduler places it, the
+// node agent runs it.
+func launcherPod(vmi *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
+	mem, err := podMemory(vmi)
+	if err != nil {
+		return nil, err
+	}
+	cpu := podCPU(vmi)
+	yes := true
+	grace := int64(30)
+	if vmi.Spec.TerminationGracePeriodSeconds != nil {
+		grace = *vmi.Spec.TerminationGracePeriodSeconds + 15
+	}
+	selector := map[string]string{kubevirtv1.NodeSchedulable: "true"}
+	for k, v := range vmi.Spec.NodeSelector {
+		selector[k] = v
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: "virt-launcher-" + vmi.Name + "-",
+			Namespace:    vmi.Namespace,
+			Labels: map[string]string{
+				kubevirtv1.AppLabel: LauncherLabel, kubevirtv1.CreatedByLabel: string(vmi.UID),
+				"vm.kubevirt.io/name": vmi.Name,
+			},
+			Annotations: map[string]string{kubevirtv1.DomainAnnotation: vmi.Name},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: kubevirtv1.GroupVersion.String(), Kind: "VirtualMachineInstance",
+				Name: vmi.Name, UID: vmi.UID, Controller: &yes, BlockOwnerDeletion: &yes,
+			}},
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			NodeSelector:                  selector,
+			Affinity:                      vmi.Spec.Affinity,
+			Tolerations:                   vmi.Spec.Tolerations,
+			SchedulerName:                 vmi.Spec.SchedulerName,
+			TerminationGracePeriodSeconds: &grace,
+			AutomountServiceAccountToken:  new(bool),
+			Containers: []corev1.Container{{
+				Name: "compute", Image: LauncherImage,
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceMemory: mem, corev1.ResourceCPU: cpu,
+				}},
+			}},
+		},
+	}, nil
+}
+
+// podMemory is the guest memory plus the launcher's overhead.
+func podMemory(vmi *kubevirtv1.VirtualMachineInstance) (resource.Quantity, error) {
+	var guest resource.Quantity
+	switch d := vmi.Spec.Domain; {
+	case d.Resources.Requests.Memory() != nil && !d.Resources.Requests.Memory().IsZero():
+		guest = d.Resources.Requests.Memory().DeepCopy()
+	case d.Memory != nil && d.Memory.Guest != nil:
+		guest = d.Memory.Guest.DeepCopy()
+	default:
+		return guest, fmt.Errorf("VirtualMachineInstance %s/%s requests no memory", vmi.Namespace, vmi.Name)
+	}
+	guest.Add(staticOverhead)
+	vcpus := vcpuCount(vmi)
+	for i := int64(0); i < vcpus; i++ {
+		guest.Add(perVCPU)
+	}
+	return guest, nil
+}
+
+func podCPU(vmi *kubevirtv1.VirtualMachineInstance) resource.Quantity {
+	if c := vmi.Spec.Domain.Resources.Requests.Cpu(); c != nil && !c.IsZero() {
+		return c.DeepCopy()
+	}
+	// Upstream requests a tenth of a core per VMI unless told otherwise.
+	return resource.MustParse("100m")
+}
+
+func vcpuCount(vmi *kubevirtv1.VirtualMachineInstance) int64 {
+	c := vmi.Spec.Domain.CPU
+	if c == nil {
+		return 1
+	}
+	n := int64(1)
+	for _, v := range []uint32{c.Sockets, c.Cores, c.Threads} {
+		if v > 0 {
+			n *= int64(v)
+		}
+	}
+	return n
+}

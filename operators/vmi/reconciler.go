@@ -1,0 +1,170 @@
+// Package vmi is virt-controller's VirtualMachineInstance controller: it
+// creates the launcher pod the scheduler places, follows it until a node
+// agent takes over (Pending → Scheduling → Scheduled), and removes the pod
+// when the VMI ends or is deleted.
+package vmi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// Reconciler reconciles VirtualMachineInstances up to Scheduled.
+type Reconciler struct {
+	Client   client.Client
+	Recorder record.EventRecorder
+}
+
+// Reconcile follows the model reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	if err := r.Client.Get(ctx, req.NamespacedName, vmi); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	pods, err := r.launcherPods(ctx, vmi)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if vmi.DeletionTimestamp != nil || vmi.IsFinal() {
+		return r.finish(ctx, vmi, pods)
+	}
+	if controllerutil.AddFinalizer(vmi, kubevirtv1.VirtualMachineInstanceFinalizer) {
+		if err := r.Client.Update(ctx, vmi); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding finalizer to VMI %s: %w", vmi.Name, err)
+		}
+	}
+	before := vmi.Status.DeepCopy()
+	if len(pods) == 0 && vmi.IsUnprocessed() {
+		if err := r.createPod(ctx, vmi); err != nil {
+			return ctrl.Result{}, err
+		}
+	} else if len(pods) > 0 {
+		follow(vmi, &pods[0])
+	}
+	if vmi.Status.Phase == kubevirtv1.VmPhaseUnset {
+		SetPhase(vmi, kubevirtv1.Pending)
+	}
+	if equality.Semantic.DeepEqual(before, &vmi.Status) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.Client.Status().Update(ctx, vmi); err != nil {
+		return ctrl.Result{}, fmt.Errorf("updating VMI %s status: %w", vmi.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) launcherPods(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) ([]corev1.Pod, error) {
+	list := &corev1.PodList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(vmi.Namespace),
+		client.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}); err != nil {
+		return nil, fmt.Errorf("listing launcher pods of %s: %w", vmi.Name, err)
+	}
+	return list.Items, nil
+}
+
+func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) error {
+	pod, err := launcherPod(vmi)
+	if err != nil {
+		SetPhase(vmi, kubevirtv1.Failed)
+		r.Recorder.Event(vmi, corev1.EventTypeWarning, "FailedCreate", err.Error())
+		return nil
+	}
+	if err := r.Client.Create(ctx, pod); err != nil {
+		r.Recorder.Eventf(vmi, corev1.EventTypeWarning, "FailedCreate", "Error creating pod: %v", err)
+		return fmt.Errorf("creating launcher pod for %s: %w", vmi.Name, err)
+	}
+	r.Recorder.Eventf(vmi, corev1.EventTypeNormal, "SuccessfulCreate", "Created virtual machine pod %s", pod.Name)
+	SetPhase(vmi, kubevirtv1.Pending)
+	return nil
+}
+
+// follow mirrors the pod's scheduling into the VMI until the node agent
+// owns the phase (Scheduled and later).
+func follow(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) {
+	if pod.Status.Phase == corev1.PodFailed && !vmi.IsRunning() {
+		SetPhase(vmi, kubevirtv1.Failed)
+		SetCondition(vmi, kubevirtv1.VirtualMachineInstanceSynchronized, corev1.ConditionFalse, "PodFailed", pod.Status.Message)
+		return
+	}
+	if !vmi.IsUnprocessed() && vmi.Status.Phase != kubevirtv1.Scheduling {
+		return
+	}
+	if pod.Spec.NodeName == "" {
+		SetPhase(vmi, kubevirtv1.Scheduling)
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodScheduled {
+				SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), c.Status, c.Reason, c.Message)
+			}
+		}
+		return
+	}
+	SetPhase(vmi, kubevirtv1.Scheduled)
+	vmi.Status.NodeName = pod.Spec.NodeName
+	SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), corev1.ConditionTrue, "", "")
+}
+
+// finish removes the launcher pods of a final or deleted VMI, then drops the
+// finalizer once they are gone.
+func (r *Reconciler) finish(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, pods []corev1.Pod) (ctrl.Result, error) {
+	for i := range pods {
+		if pods[i].DeletionTimestamp == nil {
+			if err := r.Client.Delete(ctx, &pods[i]); err != nil && !apierrors.IsNotFound(err) {
+				return ctrl.Result{}, fmt.Errorf("deleting launcher pod %s: %w", pods[i].Name, err)
+			}
+		}
+	}
+	if len(pods) > 0 {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	if controllerutil.RemoveFinalizer(vmi, kubevirtv1.VirtualMachineInstanceFinalizer) {
+		if err := r.Client.Update(ctx, vmi); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("removing finalizer from VMI %s: %w", vmi.Name, err)
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// SetPhase moves the VMI to phase and records when, as upstream's
+// phaseTransitionTimestamps do (creation-to-Running latency is read from them).
+func SetPhase(vmi *kubevirtv1.VirtualMachineInstance, phase kubevirtv1.VirtualMachineInstancePhase) {
+	if vmi.Status.Phase == phase {
+		return
+	}
+	vmi.Status.Phase = phase
+	vmi.Status.PhaseTransitionTimestamps = append(vmi.Status.PhaseTransitionTimestamps,
+		kubevirtv1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: metav1.Now()})
+}
+
+// SetCondition sets a condition, moving lastTransitionTime only on a change
+// of status.
+func SetCondition(vmi *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType, status corev1.ConditionStatus, reason, msg string) {
+	for i, c := range vmi.Status.Conditions {
+		if c.Type == typ {
+			if c.Status != status {
+				vmi.Status.Conditions[i].LastTransitionTime = metav1.Now()
+			}
+			vmi.Status.Conditions[i].Status, vmi.Status.Conditions[i].Reason, vmi.Status.Conditions[i].Message = status, reason, msg
+			return
+		}
+	}
+	vmi.Status.Conditions = append(vmi.Status.Conditions, kubevirtv1.VirtualMachineInstanceCondition{
+		Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.Now(),
+	})
+}
+
+// SetupWithManager watches VMIs and their launcher pods.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).Named("virtualmachineinstance").
+		For(&kubevirtv1.VirtualMachineInstance{}).Owns(&corev1.Pod{}).Complete(r)
+}
