@@ -7,7 +7,7 @@ install:
 	./hack/install.sh
 
 up: install
-	$(GO) run ./cmd/virtflow up
+	$(GO) run ./cmd/virtflow up --test-guest "$$(./hack/mkguest.sh)"
 
 test: install unit integration
 

@@ -34,3 +34,6 @@ go run ./cmd/virtflow prepare
 # The temporal CLI, for administering the embedded Temporal server
 # (./hack/temporal workflow list).
 ./hack/temporal-cli.sh >/dev/null
+
+# The test guest (Debian cloud kernel + busybox initramfs + a small disk).
+./hack/mkguest.sh >/dev/null

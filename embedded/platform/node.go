@@ -34,9 +34,41 @@ func (p *Platform) nodeConfig() (handler.Config, error) {
 			return handler.Config{}, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
+	if p.opts.TestGuestDir != "" {
+		if err := importTestGuest(p.opts.TestGuestDir, ImageStore(p.opts.DataDir)); err != nil {
+			return handler.Config{}, err
+		}
+	}
 	return handler.Config{
 		NodeName: NodeName, NodeIP: "127.0.0.1", Dir: dir, ImageStore: ImageStore(p.opts.DataDir),
 		UID: nobody, GID: nobody, DomainType: handler.DetectDomainType(),
 		LauncherCommand: []string{self, "virt-launcher"},
 	}, nil
+}
+
+// TestGuestImage is the test guest's name in the image store.
+const TestGuestImage = "virtflow/test-guest:latest"
+
+// importTestGuest lays the test guest out as an image: boot/vmlinuz,
+// boot/initramfs.img (kernel boot) and disk/disk.raw (containerDisk).
+func importTestGuest(guestDir, store string) error {
+	dst := filepath.Join(store, "virtflow", "test-guest", "latest")
+	files := map[string]string{"vmlinuz": "boot/vmlinuz", "initramfs.img": "boot/initramfs.img", "disk.raw": "disk/disk.raw"}
+	for src, rel := range files {
+		to := filepath.Join(dst, rel)
+		if _, err := os.Stat(to); err == nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(guestDir, src))
+		if err != nil {
+			return fmt.Errorf("reading test guest: %w", err)
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", filepath.Dir(to), err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			return fmt.Errorf("importing test guest: %w", err)
+		}
+	}
+	return nil
 }

@@ -29,6 +29,9 @@ type Options struct {
 	Out io.Writer
 	// LogDir receives component logs; empty means stderr (tests).
 	LogDir string
+	// TestGuestDir, when set, is the output of hack/mkguest.sh, imported as
+	// the image virtflow/test-guest:latest.
+	TestGuestDir string
 }
 
 // DefaultDataDir is $VIRTFLOW_DATA_DIR, else /var/lib/virtflow for root
