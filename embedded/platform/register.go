@@ -18,6 +18,7 @@ import (
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/networkaddons"
 	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/operators/vm"
 	"github.com/virtflow/virtflow/operators/vmi"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -90,6 +91,10 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 		r := &vmi.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("virt-controller")}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller: %w", err)
+		}
+		vmr := &vm.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("virt-controller")}
+		if err := vmr.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up virt-controller VM controller: %w", err)
 		}
 	}
 	for _, n := range cfg.Nodes {

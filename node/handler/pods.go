@@ -19,6 +19,10 @@ import (
 	"github.com/virtflow/virtflow/node/launcher"
 )
 
+// LauncherDiedMessage explains a launcher pod or VMI whose launcher was
+// killed or crashed.
+const LauncherDiedMessage = "virt-launcher exited unexpectedly"
+
 // podReconciler runs the launcher pods bound to this node.
 type podReconciler struct {
 	c   client.Client
@@ -53,7 +57,8 @@ func (r *podReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodSucceeded, "the guest shut down")
 	}
 	if pod.Status.Phase == corev1.PodRunning {
-		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodFailed, "virt-launcher exited unexpectedly")
+		reapOrphans(dir)
+		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodFailed, LauncherDiedMessage)
 	}
 	if err := r.launch(ctx, pod, dir); err != nil {
 		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodFailed, err.Error())
@@ -89,6 +94,7 @@ func (r *podReconciler) stop(ctx context.Context, pod *corev1.Pod, dir string) (
 		signalLauncher(dir, syscall.SIGTERM)
 		return ctrl.Result{RequeueAfter: 500 * time.Millisecond}, nil
 	}
+	reapOrphans(dir)
 	if err := r.c.Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("removing pod %s: %w", pod.Name, err)
 	}

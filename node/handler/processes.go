@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/virtflow/virtflow/node/launcher"
 )
 
 const pidFile = "launcher.pid"
@@ -73,4 +75,29 @@ func signalLauncher(dir string, sig syscall.Signal) {
 	if pid, ok := launcherPID(dir); ok {
 		_ = syscall.Kill(pid, sig)
 	}
+}
+
+// reapOrphans kills what a launcher that died without cleaning up left
+// running: its libvirtd and qemu, recognised by the launcher's runtime
+// directory in their command line or environment.
+func reapOrphans(dir string) {
+	rt := launcher.RuntimeDirFor(dir)
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		for _, f := range []string{"cmdline", "environ"} {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f))
+			if err == nil && strings.Contains(string(data), rt) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+		}
+	}
+	_ = os.RemoveAll(rt)
 }

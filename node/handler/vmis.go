@@ -62,6 +62,11 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	}
 	st, err := launcher.NewClient(dir).Status(ctx)
 	if err != nil {
+		if _, alive := launcherPID(dir); !alive && v.Status.Phase == kubevirtv1.Running {
+			vmi.SetPhase(v, kubevirtv1.Failed)
+			vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "LauncherDied", LauncherDiedMessage)
+			return true
+		}
 		// The launcher is still starting libvirt and preparing disks.
 		return false
 	}

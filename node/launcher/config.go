@@ -57,12 +57,19 @@ const (
 	StatusFile = "status.json"
 )
 
-// runtimeDir is cfg.RuntimeDir or a short directory derived from Dir.
+// runtimeDir is cfg.RuntimeDir or RuntimeDirFor(cfg.Dir).
 func (cfg Config) runtimeDir() string {
 	if cfg.RuntimeDir != "" {
 		return cfg.RuntimeDir
 	}
-	sum := sha256.Sum256([]byte(cfg.Dir))
+	return RuntimeDirFor(cfg.Dir)
+}
+
+// RuntimeDirFor is the short runtime directory of the launcher in dir. Every
+// process of that launcher (libvirtd, qemu) has it on its command line or
+// environment, which is how leftovers are found after a launcher is killed.
+func RuntimeDirFor(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
 	return filepath.Join("/run/virtflow", hex.EncodeToString(sum[:])[:12])
 }
 
