@@ -85,3 +85,32 @@ func TestVMIRunsOnTheNodeAgentAndLeavesNothingBehind(t *testing.T) {
 	out, _ := exec.Command("pgrep", "-af", "qemu-system").Output()
 	require.False(t, strings.Contains(string(out), "default_vmi1"), "no qemu left for the VMI: %s", out)
 }
+
+// TestInvalidVMsAndVMIsAreRejectedWithUpstreamMessages goes through the real
+// API server and virt-api's webhooks.
+func TestInvalidVMsAndVMIsAreRejectedWithUpstreamMessages(t *testing.T) {
+	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true})
+	ctx := context.Background()
+
+	v := testGuestVMI("badvmi")
+	v.UID = ""
+	v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: "missing"})
+	err := env.admin.Create(ctx, v)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "spec.domain.devices.disks[1].name 'missing' not found.")
+
+	vm := testGuestVM("badvm", kubevirtv1.RunStrategyAlways)
+	yes := true
+	vm.Spec.Running = &yes
+	err = env.admin.Create(ctx, vm)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "Running and RunStrategy are mutually exclusive")
+
+	good := testGuestVM("defaulted", kubevirtv1.RunStrategyHalted)
+	require.NoError(t, env.admin.Create(ctx, good))
+	defer deleteVM(t, good)
+	got := &kubevirtv1.VirtualMachine{}
+	require.NoError(t, env.admin.Get(ctx, crclient.ObjectKeyFromObject(good), got))
+	require.Equal(t, "q35", got.Spec.Template.Spec.Domain.Machine.Type, "the mutating webhook defaulted the machine type")
+	require.Equal(t, kubevirtv1.DiskBusVirtio, got.Spec.Template.Spec.Domain.Devices.Disks[0].Disk.Bus)
+}

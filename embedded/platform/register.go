@@ -32,7 +32,9 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up hco-operator: %w", err)
 		}
-		s.webhooks.attach(mgr)
+	}
+	if s.webhooks != nil {
+		s.webhooks.attach(mgr, !cfg.SkipHCO, !cfg.SkipVirtController)
 	}
 	if err := s.registerVirt(mgr, cfg); err != nil {
 		return err

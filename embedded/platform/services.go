@@ -99,7 +99,7 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		return err
 	}
 	var hookServer webhook.Server
-	if !cfg.SkipHCO {
+	if !cfg.SkipHCO || !cfg.SkipVirtController {
 		if s.webhooks, err = newWebhookSet(cfg.CertDir); err != nil {
 			return err
 		}

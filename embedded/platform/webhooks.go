@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -18,18 +17,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operators/virtapi"
 	"github.com/virtflow/virtflow/operators/webhookcert"
 )
 
 // WebhookConfigName is the ValidatingWebhookConfiguration of hco-webhook.
 const WebhookConfigName = "virtflow-hco-webhook"
 
-// webhookSet is hco-webhook: its TLS server, certificates and configuration.
+// MutatingConfigName is virt-api's MutatingWebhookConfiguration.
+const MutatingConfigName = "virtflow-virt-api-mutator"
+
+// webhookSet is the admission webhooks of hco-webhook and virt-api: one TLS
+// server, its rotated certificates and the configurations pointing at it.
 type webhookSet struct {
 	server  webhook.Server
 	certDir string
 	port    int
 	bundle  []byte
+	hco     bool
+	virtAPI bool
 }
 
 func newWebhookSet(certDir string) (*webhookSet, error) {
@@ -52,9 +58,19 @@ func newWebhookSet(certDir string) (*webhookSet, error) {
 
 // attach registers the handlers on the manager's webhook server; asking the
 // manager for it is also what makes the manager run it.
-func (w *webhookSet) attach(mgr ctrl.Manager) {
+func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	w.server = mgr.GetWebhookServer()
+	w.hco, w.virtAPI = hcoHooks, virtAPIHooks
+	if virtAPIHooks {
+		w.server.Register(virtapi.VMValidatePath, &webhook.Admission{Handler: &virtapi.VMValidator{Decoder: dec}})
+		w.server.Register(virtapi.VMIValidatePath, &webhook.Admission{Handler: &virtapi.VMIValidator{Decoder: dec}})
+		w.server.Register(virtapi.VMMutatePath, &webhook.Admission{Handler: &virtapi.VMMutator{Decoder: dec}})
+		w.server.Register(virtapi.VMIMutatePath, &webhook.Admission{Handler: &virtapi.VMIMutator{Decoder: dec}})
+	}
+	if !hcoHooks {
+		return
+	}
 	w.server.Register(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
 		Reader: mgr.GetAPIReader(), Namespace: Namespace, Decoder: dec,
 	}})
@@ -73,49 +89,33 @@ func (w *webhookSet) register(ctx context.Context, c client.Client, _ *rest.Conf
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return w.apply(ctx, c)
+	if err := w.apply(ctx, c); err != nil {
+		return err
+	}
+	return w.waitLive(ctx, c)
 }
 
 func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: WebhookConfigName}}
 	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
-		cfg.Webhooks = w.webhooks()
+		cfg.Webhooks = w.validating()
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("writing ValidatingWebhookConfiguration %s: %w", WebhookConfigName, err)
 	}
+	if !w.virtAPI {
+		return nil
+	}
+	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
+	_, err = controllerutil.CreateOrUpdate(ctx, c, mut, func() error {
+		mut.Webhooks = w.mutating()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("writing MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
+	}
 	return nil
-}
-
-func (w *webhookSet) webhooks() []admissionregistrationv1.ValidatingWebhook {
-	fail := admissionregistrationv1.Fail
-	none := admissionregistrationv1.SideEffectClassNone
-	timeout := int32(10)
-	url := func(path string) *string {
-		u := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(w.port)) + path
-		return &u
-	}
-	rule := func(group, version, resource string, ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
-		return []admissionregistrationv1.RuleWithOperations{{Operations: ops, Rule: admissionregistrationv1.Rule{
-			APIGroups: []string{group}, APIVersions: []string{version}, Resources: []string{resource},
-		}}}
-	}
-	return []admissionregistrationv1.ValidatingWebhook{{
-		Name:         "validate-hco.kubevirt.io",
-		ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: url(hco.ValidatePath), CABundle: w.bundle},
-		Rules: rule("hco.kubevirt.io", "v1beta1", "hyperconvergeds",
-			admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
-		FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
-		AdmissionReviewVersions: []string{"v1"},
-	}, {
-		Name:          "validate-ns.hco.kubevirt.io",
-		ClientConfig:  admissionregistrationv1.WebhookClientConfig{URL: url(hco.ValidateNamespacePath), CABundle: w.bundle},
-		Rules:         rule("", "v1", "namespaces", admissionregistrationv1.Delete),
-		FailurePolicy: &fail, SideEffects: &none, TimeoutSeconds: &timeout,
-		NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": Namespace}},
-		AdmissionReviewVersions: []string{"v1"},
-	}}
 }
 
 // rotate renews the certificates before they expire; the server reloads

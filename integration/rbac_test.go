@@ -1,0 +1,55 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func allowed(t *testing.T, user, group, resource, sub, verb string) bool {
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: user,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: "default", Group: group, Resource: resource, Subresource: sub, Verb: verb, Name: "vm1",
+		},
+	}}
+	require.NoError(t, env.admin.Create(context.Background(), sar))
+	return sar.Status.Allowed
+}
+
+func bind(t *testing.T, user, role string) {
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: user + "-" + role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: user, APIGroup: rbacv1.GroupName}},
+		RoleRef:    rbacv1.RoleRef{Kind: "ClusterRole", Name: role, APIGroup: rbacv1.GroupName},
+	}
+	require.NoError(t, env.admin.Create(context.Background(), rb))
+	t.Cleanup(func() { _ = env.admin.Delete(context.Background(), rb) })
+}
+
+// TestAggregatedRolesGiveViewersSightButNotControl relies on the real
+// kube-controller-manager aggregating kubevirt.io:view/edit into the
+// built-in view/edit roles, and the real RBAC authorizer.
+func TestAggregatedRolesGiveViewersSightButNotControl(t *testing.T) {
+	bind(t, "alice-viewer", "view")
+	bind(t, "bob-editor", "edit")
+	require.Eventually(t, func() bool {
+		return allowed(t, "alice-viewer", "kubevirt.io", "virtualmachines", "", "get")
+	}, time.Minute, 200*time.Millisecond, "view did not aggregate kubevirt.io:view")
+	require.False(t, allowed(t, "alice-viewer", "subresources.kubevirt.io", "virtualmachines", "start", "update"), "a viewer cannot start a VM")
+	require.False(t, allowed(t, "alice-viewer", "subresources.kubevirt.io", "virtualmachineinstances", "console", "get"), "a viewer cannot open a console")
+	require.False(t, allowed(t, "alice-viewer", "kubevirt.io", "virtualmachines", "", "delete"))
+
+	require.Eventually(t, func() bool {
+		return allowed(t, "bob-editor", "subresources.kubevirt.io", "virtualmachines", "start", "update")
+	}, time.Minute, 200*time.Millisecond, "edit did not aggregate kubevirt.io:edit")
+	require.True(t, allowed(t, "bob-editor", "subresources.kubevirt.io", "virtualmachineinstances", "console", "get"))
+	require.True(t, allowed(t, "bob-editor", "kubevirt.io", "virtualmachines", "", "create"))
+}

@@ -1,0 +1,77 @@
+package virtapi
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+)
+
+// Defaults upstream's mutating webhooks apply.
+const (
+	DefaultMachineType                   = "q35"
+	DefaultTerminationGracePeriodSeconds = int64(180)
+	defaultNetworkName                   = "default"
+)
+
+// SetVMIDefaults fills what upstream's VMI mutator fills, so the stored
+// object says what will actually run.
+func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
+	d := &spec.Domain
+	if d.Machine == nil || d.Machine.Type == "" {
+		d.Machine = &kubevirtv1.Machine{Type: DefaultMachineType}
+	}
+	for i := range d.Devices.Disks {
+		setDiskDefaults(&d.Devices.Disks[i])
+	}
+	setNetworkDefaults(spec)
+	if spec.TerminationGracePeriodSeconds == nil {
+		g := DefaultTerminationGracePeriodSeconds
+		spec.TerminationGracePeriodSeconds = &g
+	}
+	if d.Memory != nil && d.Memory.Guest != nil && d.Resources.Requests.Memory().IsZero() {
+		if d.Resources.Requests == nil {
+			d.Resources.Requests = corev1.ResourceList{}
+		}
+		d.Resources.Requests[corev1.ResourceMemory] = d.Memory.Guest.DeepCopy()
+	}
+}
+
+func setDiskDefaults(disk *kubevirtv1.Disk) {
+	switch {
+	case disk.CDRom != nil:
+		if disk.CDRom.Bus == "" {
+			disk.CDRom.Bus = kubevirtv1.DiskBusSATA
+		}
+	case disk.LUN != nil:
+		if disk.LUN.Bus == "" {
+			disk.LUN.Bus = kubevirtv1.DiskBusSCSI
+		}
+	case disk.Disk == nil:
+		disk.Disk = &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}
+	case disk.Disk.Bus == "":
+		disk.Disk.Bus = kubevirtv1.DiskBusVirtio
+	}
+}
+
+// setNetworkDefaults attaches the pod network with masquerade binding when
+// the VMI names no network and does not opt out.
+func setNetworkDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
+	devs := &spec.Domain.Devices
+	if devs.AutoattachPodInterface != nil && !*devs.AutoattachPodInterface {
+		return
+	}
+	if len(devs.Interfaces) > 0 || len(spec.Networks) > 0 {
+		return
+	}
+	devs.Interfaces = []kubevirtv1.Interface{{
+		Name:                   defaultNetworkName,
+		InterfaceBindingMethod: kubevirtv1.InterfaceBindingMethod{Masquerade: &kubevirtv1.InterfaceMasquerade{}},
+	}}
+	spec.Networks = []kubevirtv1.Network{{Name: defaultNetworkName, NetworkSource: kubevirtv1.NetworkSource{Pod: &kubevirtv1.PodNetwork{}}}}
+}
+
+// SetVMDefaults defaults the template of a VirtualMachine.
+func SetVMDefaults(spec *kubevirtv1.VirtualMachineSpec) {
+	if spec.Template != nil {
+		SetVMIDefaults(&spec.Template.Spec)
+	}
+}
