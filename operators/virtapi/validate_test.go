@@ -23,7 +23,6 @@ func validSpec() kubevirtv1.VirtualMachineInstanceSpec {
 	}
 }
 
-
 func TestValidateVMISpec(t *testing.T) {
 	one, other := uint(1), uint(1)
 	cases := []struct {
