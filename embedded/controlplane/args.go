@@ -57,7 +57,6 @@ func (cp *ControlPlane) apiserverArgs() []string {
 		"--requestheader-username-headers=X-Remote-User",
 		"--proxy-client-cert-file=" + pki("front-proxy-client.crt"),
 		"--proxy-client-key-file=" + pki("front-proxy-client.key"),
-		"--enable-aggregator-routing=true",
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 		"--v=1",

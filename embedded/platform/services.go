@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -139,6 +140,11 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 			return err
 		}
 		go s.webhooks.rotate(mctx, mgr.GetClient())
+	}
+	if !cfg.SkipVirtController {
+		if err := startVirtAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "virt-api")); err != nil {
+			return err
+		}
 	}
 	if !cfg.SkipWorker {
 		direct, err := crclient.New(restCfg, crclient.Options{Scheme: scheme})

@@ -28,6 +28,9 @@ type Config struct {
 	DomainType domain.Type
 	// LauncherCommand starts a launcher; "--dir <dir>" is appended.
 	LauncherCommand []string
+	// Namespace is the install namespace, where the agent publishes its
+	// API token for virt-api.
+	Namespace string
 }
 
 // DetectDomainType returns kvm only where /dev/kvm exists and the CPU

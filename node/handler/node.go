@@ -29,6 +29,8 @@ const leaseNamespace = "kube-node-lease"
 type nodeKeeper struct {
 	c   client.Client
 	cfg Config
+	// api's port is published as the node's daemon endpoint.
+	api *apiServer
 }
 
 // Start implements manager.Runnable.
@@ -106,6 +108,9 @@ func (n *nodeKeeper) heartbeat(ctx context.Context) error {
 		Message: "virt-handler is running launchers on this node", LastHeartbeatTime: now, LastTransitionTime: readySince(node, now),
 	}}
 	node.Status.NodeInfo.KubeletVersion = "virtflow"
+	if n.api != nil && n.api.port != 0 {
+		node.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(n.api.port)
+	}
 	node.Status.NodeInfo.Architecture, node.Status.NodeInfo.OperatingSystem = runtime.GOARCH, "linux"
 	if err := n.c.Status().Update(ctx, node); err != nil {
 		return fmt.Errorf("updating node %s status: %w", n.cfg.NodeName, err)

@@ -91,6 +91,7 @@ func (r *podReconciler) launch(ctx context.Context, pod *corev1.Pod, dir string)
 // finishes the pod's deletion, as a kubelet does.
 func (r *podReconciler) stop(ctx context.Context, pod *corev1.Pod, dir string) (ctrl.Result, error) {
 	if _, running := launcherPID(dir); running {
+		r.passGracePeriod(ctx, pod, dir)
 		signalLauncher(dir, syscall.SIGTERM)
 		return ctrl.Result{RequeueAfter: 500 * time.Millisecond}, nil
 	}
@@ -155,4 +156,15 @@ func (r *podReconciler) updateStatus(ctx context.Context, pod *corev1.Pod) error
 		return fmt.Errorf("updating pod %s status: %w", pod.Name, err)
 	}
 	return nil
+}
+
+// passGracePeriod hands the launcher the VMI's current grace period, which
+// `virtctl stop --force --grace-period` may have shortened after launch.
+func (r *podReconciler) passGracePeriod(ctx context.Context, pod *corev1.Pod, dir string) {
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Annotations[kubevirtv1.DomainAnnotation]}
+	if err := r.c.Get(ctx, key, vmi); err != nil || vmi.Spec.TerminationGracePeriodSeconds == nil {
+		return
+	}
+	_ = launcher.WriteGracePeriod(dir, *vmi.Spec.TerminationGracePeriodSeconds)
 }

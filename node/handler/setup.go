@@ -20,14 +20,24 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	if cfg.UID == 0 {
 		return fmt.Errorf("node agent %s: launchers must not run their guests as root", cfg.NodeName)
 	}
-	if err := mgr.Add(&nodeKeeper{c: mgr.GetClient(), cfg: cfg}); err != nil {
+	if cfg.Namespace == "" {
+		cfg.Namespace = "kubevirt-hyperconverged"
+	}
+	api, err := newAPIServer(mgr.GetClient(), cfg)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(api); err != nil {
+		return fmt.Errorf("adding node agent API: %w", err)
+	}
+	if err := mgr.Add(&nodeKeeper{c: mgr.GetClient(), cfg: cfg, api: api}); err != nil {
 		return fmt.Errorf("adding node keeper: %w", err)
 	}
 	onNode := builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 		p, ok := o.(*corev1.Pod)
 		return ok && p.Spec.NodeName == cfg.NodeName
 	}))
-	err := ctrl.NewControllerManagedBy(mgr).Named("virt-handler-pods-"+cfg.NodeName).
+	err = ctrl.NewControllerManagedBy(mgr).Named("virt-handler-pods-"+cfg.NodeName).
 		For(&corev1.Pod{}, onNode).Complete(&podReconciler{c: mgr.GetClient(), cfg: cfg})
 	if err != nil {
 		return fmt.Errorf("setting up launcher pod runtime: %w", err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/virtflow/virtflow/activities/libvirt"
@@ -118,6 +120,9 @@ func (l *launcher) terminate() error {
 	if g := l.cfg.VMI.Spec.TerminationGracePeriodSeconds; g != nil {
 		grace = time.Duration(*g) * time.Second
 	}
+	if g, ok := readGracePeriod(l.cfg.Dir); ok {
+		grace = time.Duration(g) * time.Second
+	}
 	if grace > 0 {
 		_ = l.hv.Shutdown(ctx, l.name)
 		deadline := time.Now().Add(grace)
@@ -150,4 +155,21 @@ func ReadStatus(dir string) (Status, error) {
 		return st, err
 	}
 	return st, json.Unmarshal(data, &st)
+}
+
+const graceFile = "grace-period"
+
+// WriteGracePeriod overrides the grace period the launcher in dir gives its
+// guest when it is told to stop.
+func WriteGracePeriod(dir string, seconds int64) error {
+	return os.WriteFile(filepath.Join(dir, graceFile), []byte(strconv.FormatInt(seconds, 10)), 0o644)
+}
+
+func readGracePeriod(dir string) (int64, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, graceFile))
+	if err != nil {
+		return 0, false
+	}
+	g, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return g, err == nil && g >= 0
 }

@@ -1,0 +1,82 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/virtctl"
+)
+
+func runVirtctl(args ...string) (string, error) {
+	var out bytes.Buffer
+	err := virtctl.Main(context.Background(), append([]string{"--kubeconfig", env.cp.KubeconfigPath(), "-n", "default"}, args...), &out)
+	return out.String(), err
+}
+
+func vmiPaused(key types.NamespacedName) bool {
+	v := &kubevirtv1.VirtualMachineInstance{}
+	if env.admin.Get(context.Background(), key, v) != nil {
+		return false
+	}
+	for _, c := range v.Status.Conditions {
+		if c.Type == kubevirtv1.VirtualMachineInstancePaused && c.Status == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestVirtctlDrivesAVMThroughTheAggregatedAPI goes virtctl → kube-apiserver
+// (authn, RBAC) → aggregation layer → virt-api → VM controller or node
+// agent → launcher → libvirt.
+func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
+	node := nodeConfig(t)
+	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	ctx := context.Background()
+	vm := testGuestVM("vmctl", kubevirtv1.RunStrategyHalted)
+	require.NoError(t, env.admin.Create(ctx, vm))
+	defer deleteVM(t, vm)
+	key := crclient.ObjectKeyFromObject(vm)
+
+	out, err := runVirtctl("version")
+	require.NoError(t, err)
+	require.Contains(t, out, "Server Version: ")
+
+	bind(t, "carol-viewer", "view")
+	_, err = runVirtctl("--as", "carol-viewer", "start", "vmctl")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "forbidden")
+
+	out, err = runVirtctl("start", "vmctl")
+	require.NoError(t, err)
+	require.Contains(t, out, "VM vmctl was scheduled to start")
+	runningVMI(t, key)
+	_, err = runVirtctl("start", "vmctl")
+	require.ErrorContains(t, err, "VM is already running")
+
+	_, err = runVirtctl("pause", "vmi", "vmctl")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return vmiPaused(key) && vmStatus(key) == kubevirtv1.VirtualMachineStatusPaused },
+		30*time.Second, 100*time.Millisecond, "the VM did not report Paused")
+	_, err = runVirtctl("unpause", "vmi", "vmctl")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return !vmiPaused(key) && vmStatus(key) == kubevirtv1.VirtualMachineStatusRunning },
+		30*time.Second, 100*time.Millisecond, "the VM did not resume")
+
+	_, err = runVirtctl("stop", "vmctl", "--force", "--grace-period", "0")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
+	_, err = runVirtctl("stop", "vmctl")
+	require.ErrorContains(t, err, "VM is not running")
+}

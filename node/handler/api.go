@@ -1,0 +1,115 @@
+package handler
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/node/launcher"
+)
+
+// TokenSecret names the Secret holding a node agent's API token, in the
+// install namespace; virt-api reads it to call the agent.
+func TokenSecret(node string) string { return "virt-handler-" + node }
+
+// apiServer is the node agent's API for virt-api: VMI commands that must
+// run on the node (pause, unpause).
+type apiServer struct {
+	c     client.Client
+	cfg   Config
+	token string
+	port  int
+	ln    net.Listener
+}
+
+func newAPIServer(c client.Client, cfg Config) (*apiServer, error) {
+	buf := make([]byte, 24)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, fmt.Errorf("generating node agent token: %w", err)
+	}
+	// Listen now, so the port is known before the Node is first written.
+	l, err := net.Listen("tcp", net.JoinHostPort(cfg.NodeIP, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("listening for node agent API: %w", err)
+	}
+	return &apiServer{c: c, cfg: cfg, token: hex.EncodeToString(buf), ln: l, port: l.Addr().(*net.TCPAddr).Port}, nil
+}
+
+// Start implements manager.Runnable: publish the token, then serve.
+func (a *apiServer) Start(ctx context.Context) error {
+	l := a.ln
+	if err := a.publishToken(ctx); err != nil {
+		l.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("PUT /v1/namespaces/{ns}/virtualmachineinstances/{name}/{verb}", a.command)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+func (a *apiServer) publishToken(ctx context.Context) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.cfg.Namespace, Name: TokenSecret(a.cfg.NodeName)}}
+	err := a.c.Get(ctx, client.ObjectKeyFromObject(s), s)
+	s.Data = map[string][]byte{"token": []byte(a.token)}
+	if apierrors.IsNotFound(err) {
+		err = a.c.Create(ctx, s)
+	} else if err == nil {
+		err = a.c.Update(ctx, s)
+	}
+	if err != nil {
+		return fmt.Errorf("publishing node agent token: %w", err)
+	}
+	return nil
+}
+
+func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+a.token)) != 1 {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	verb := r.PathValue("verb")
+	if verb != "pause" && verb != "unpause" {
+		http.Error(w, "unknown command "+verb, http.StatusNotFound)
+		return
+	}
+	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	if err := launcher.NewClient(dir).Command(r.Context(), verb); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *apiServer) launcherDir(ctx context.Context, ns, name string) (string, error) {
+	v := &kubevirtv1.VirtualMachineInstance{}
+	if err := a.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, v); err != nil {
+		return "", fmt.Errorf("VMI %s/%s: %w", ns, name, err)
+	}
+	r := &vmiReconciler{c: a.c, cfg: a.cfg}
+	pod, err := r.launcherPod(ctx, v)
+	if err != nil || pod == nil {
+		return "", fmt.Errorf("VMI %s/%s is not running on node %s", ns, name, a.cfg.NodeName)
+	}
+	return a.cfg.podDir(pod.Namespace, pod.Name), nil
+}

@@ -1,0 +1,99 @@
+// Package virtctl is the virtctl command line: VM lifecycle verbs sent to
+// virt-api's subresources.kubevirt.io API through the Kubernetes API server,
+// with kubectl-style --kubeconfig and -n flags.
+package virtctl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+const usage = `virtctl controls virtual machine related operations on your kubernetes cluster.
+
+Usage:
+  virtctl [--kubeconfig FILE] [-n NAMESPACE] [--as USER] COMMAND ...
+
+Commands:
+  start VM                         start a virtual machine
+  stop VM [--force --grace-period N]
+                                   stop a virtual machine
+  restart VM                       restart a virtual machine
+  pause vm|vmi NAME                pause a virtual machine (instance)
+  unpause vm|vmi NAME              unpause a virtual machine (instance)
+  version                          print client and server versions
+`
+
+// Main runs virtctl with args (without the program name).
+func Main(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("virtctl", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	kubeconfig := fs.String("kubeconfig", "", "path to the kubeconfig file")
+	ns := fs.String("namespace", "", "namespace")
+	fs.StringVar(ns, "n", "", "namespace")
+	as := fs.String("as", "", "username to impersonate for the operation")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w\n%s", err, usage)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return errors.New(usage)
+	}
+	c, namespace, err := connect(*kubeconfig, *ns, *as)
+	if err != nil {
+		return err
+	}
+	cmd := &command{client: c, namespace: namespace, out: out}
+	return cmd.run(ctx, rest[0], rest[1:])
+}
+
+func connect(kubeconfig, ns, as string) (rest.Interface, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	overrides := &clientcmd.ConfigOverrides{}
+	overrides.Context.Namespace = ns
+	overrides.AuthInfo.Impersonate = as
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot load kubeconfig: %w", err)
+	}
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, "", err
+		}
+	}
+	cfg.GroupVersion = nil
+	cfg.APIPath = "/apis"
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	c, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("creating client: %w", err)
+	}
+	return c, ns, nil
+}
+
+type command struct {
+	client    rest.Interface
+	namespace string
+	out       io.Writer
+}
+
+func (c *command) put(ctx context.Context, resource, name, verb string, body any) error {
+	req := c.client.Put().AbsPath("/apis/subresources.kubevirt.io/v1/namespaces", c.namespace, resource, name, verb)
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		req = req.Body(data).SetHeader("Content-Type", "application/json")
+	}
+	return req.Do(ctx).Error()
+}
