@@ -130,4 +130,3 @@ func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]string{"gitVersion": s.Version, "platform": "linux/amd64"})
 }
-
