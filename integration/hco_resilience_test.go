@@ -4,7 +4,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,7 +75,7 @@ func TestInvalidHyperConvergedIsRejectedWithItsReason(t *testing.T) {
 	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: platform.HCName}},
 		"invalid namespace for v1beta1.HyperConverged - please use the kubevirt-hyperconverged namespace")
 	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}},
-		"invalid name for v1beta1.HyperConverged - please use the name kubevirt-hyperconverged")
+		"Request does not match expected name (kubevirt-hyperconverged) and namespace (kubevirt-hyperconverged)")
 	negative := "-10Mi"
 	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: platform.HCName},
 		Spec: hcov1beta1.HyperConvergedSpec{LiveMigrationConfig: hcov1beta1.LiveMigrationConfigurations{BandwidthPerMigration: &negative}}},
@@ -96,6 +95,6 @@ func TestInvalidHyperConvergedIsRejectedWithItsReason(t *testing.T) {
 	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 	err = env.admin.Delete(ctx, nsObj)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), fmt.Sprintf("HyperConverged %s exists in namespace %s", platform.HCName, ns))
+	require.Contains(t, err.Error(), "HyperConverged CR is still present, please remove it before deleting the containing namespace")
 	require.False(t, strings.Contains(err.Error(), "internal error"))
 }

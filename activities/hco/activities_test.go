@@ -72,7 +72,7 @@ func TestApplyRevertsOnlyManagedDrift(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, wrote)
 	require.NoError(t, c.Get(ctx, key, kv))
-	require.Contains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "HotplugVolumes")
+	require.Contains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "ExpandDisks")
 }
 
 func TestPlanFailsPermanentlyWhenTheHyperConvergedIsReplaced(t *testing.T) {

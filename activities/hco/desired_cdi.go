@@ -36,6 +36,8 @@ func desiredCDI(hc *hcov1beta1.HyperConverged) *cdiv1beta1.CDI {
 	if si := hc.Spec.StorageImport; si != nil && len(si.InsecureRegistries) > 0 {
 		cdi.Spec.Config.InsecureRegistries = append([]string{}, si.InsecureRegistries...)
 	}
+	// Tells CDI that its CDIConfig is owned by this CR, as HCO marks it.
+	cdi.Annotations = map[string]string{"cdi.kubevirt.io/configAuthority": ""}
 	cdi.SetGroupVersionKind(cdiv1beta1.SchemeGroupVersion.WithKind(KindCDI))
 	return cdi
 }

@@ -12,8 +12,7 @@ const KubeVirtName = "kubevirt-kubevirt-hyperconverged"
 
 // hardCodedKubeVirtGates are enabled on every HCO-managed KubeVirt.
 var hardCodedKubeVirtGates = []string{
-	"CPUManager", "Snapshot", "HotplugVolumes", "ExpandDisks", "HostDevices", "VMExport",
-	"KubevirtSeccompProfile", "VMPersistentState", "InstancetypeReferencePolicy",
+	"CPUManager", "Snapshot", "ExpandDisks", "HostDevices", "VMExport", "KubevirtSeccompProfile",
 	"WithHostModelCPU", "HypervStrictCheck",
 }
 
@@ -38,6 +37,10 @@ func optionalKubeVirtGates(fg hcov1beta1.HyperConvergedFeatureGates) []string {
 		if isTrue(g.on) {
 			gates = append(gates, g.name)
 		}
+	}
+	// Volume hotplug is always on; the gate picks the declarative flavour.
+	if !isTrue(fg.DeclarativeHotplugVolumes) {
+		gates = append(gates, "HotplugVolumes")
 	}
 	return gates
 }

@@ -15,9 +15,11 @@ func desiredNetworkAddons(hc *hcov1beta1.HyperConverged) *nacv1.NetworkAddonsCon
 	nac := &nacv1.NetworkAddonsConfig{
 		ObjectMeta: componentMeta(hc, NetworkAddonsName, "", "network"),
 		Spec: nacv1.NetworkAddonsConfigSpec{
-			LinuxBridge:     &nacv1.LinuxBridge{},
-			KubeMacPool:     &nacv1.KubeMacPool{},
-			ImagePullPolicy: corev1.PullIfNotPresent,
+			Multus:                 &nacv1.Multus{},
+			LinuxBridge:            &nacv1.LinuxBridge{},
+			KubeMacPool:            &nacv1.KubeMacPool{},
+			KubevirtIpamController: &nacv1.KubevirtIpamController{},
+			ImagePullPolicy:        corev1.PullIfNotPresent,
 			SelfSignConfiguration: &nacv1.SelfSignConfiguration{
 				CARotateInterval: caDur.Duration.String(), CAOverlapInterval: caRenew.Duration.String(),
 				CertRotateInterval: srvDur.Duration.String(), CertOverlapInterval: srvRenew.Duration.String(),

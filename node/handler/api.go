@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -56,6 +57,7 @@ func (a *apiServer) Start(ctx context.Context) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /v1/namespaces/{ns}/virtualmachineinstances/{name}/{verb}", a.command)
+	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/console", a.console)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
@@ -79,9 +81,52 @@ func (a *apiServer) publishToken(ctx context.Context) error {
 	return nil
 }
 
-func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
+func (a *apiServer) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+a.token)) != 1 {
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return false
+	}
+	return true
+}
+
+// console relays the VMI's serial console as a raw stream over the
+// hijacked connection; virt-api turns it into a websocket.
+func (a *apiServer) console(w http.ResponseWriter, r *http.Request) {
+	if !a.authorized(w, r) {
+		return
+	}
+	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	stream, err := launcher.NewClient(dir).Console(context.WithoutCancel(r.Context()))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		stream.Close()
+		return
+	}
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
+	_ = buf.Flush()
+	relay(stream, conn, buf)
+}
+
+// relay copies both ways until either side closes, then closes both.
+func relay(a io.ReadWriteCloser, b net.Conn, bRead io.Reader) {
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(a, bRead); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
+	<-done
+	a.Close()
+	b.Close()
+}
+
+func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
+	if !a.authorized(w, r) {
 		return
 	}
 	verb := r.PathValue("verb")

@@ -7,6 +7,7 @@ package hco
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -105,8 +106,8 @@ func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperCon
 			return nil, err
 		}
 		if wrote {
-			outOfBandModifications.WithLabelValues(ref.Kind).Inc()
-			r.Recorder.Eventf(hc, "Warning", "Overwritten", "Overwritten %s %s: its managed settings differed from the HyperConverged", ref.Kind, ref.Name)
+			outOfBandModifications.WithLabelValues(strings.ToLower(ref.Kind) + "/" + ref.Name).Inc()
+			r.Recorder.Eventf(hc, "Warning", "Overwritten", "Overwritten %s %s", ref.Kind, ref.Name)
 		}
 		st, err := acts.ReadComponentStatus(ctx, r.Client, ref)
 		if err != nil && crclient.IgnoreNotFound(err) != nil {

@@ -56,7 +56,7 @@ func (v *Validator) validateCreate(ctx context.Context, hc *hcov1beta1.HyperConv
 		return fmt.Errorf("invalid namespace for v1beta1.HyperConverged - please use the %s namespace", v.Namespace)
 	}
 	if hc.Name != hcov1beta1.HyperConvergedName {
-		return fmt.Errorf("invalid name for v1beta1.HyperConverged - please use the name %s", hcov1beta1.HyperConvergedName)
+		return fmt.Errorf("Request does not match expected name (%s) and namespace (%s)", hcov1beta1.HyperConvergedName, v.Namespace)
 	}
 	list := &hcov1beta1.HyperConvergedList{}
 	if err := v.Reader.List(ctx, list); err != nil {
@@ -124,8 +124,7 @@ func (v *NamespaceValidator) Handle(ctx context.Context, req admission.Request) 
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("listing HyperConverged resources: %w", err))
 	}
 	if len(list.Items) > 0 {
-		return admission.Denied(fmt.Sprintf(
-			"HyperConverged %s exists in namespace %s; delete it before deleting the namespace", list.Items[0].Name, v.Namespace))
+		return admission.Denied("HyperConverged CR is still present, please remove it before deleting the containing namespace")
 	}
 	return admission.Allowed("")
 }

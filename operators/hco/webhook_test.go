@@ -56,7 +56,7 @@ func TestValidatorRules(t *testing.T) {
 		{"wrong namespace", nil, admissionv1.Create, hcObject("default", "kubevirt-hyperconverged", nil),
 			"invalid namespace for v1beta1.HyperConverged - please use the kubevirt-hyperconverged namespace"},
 		{"wrong name", nil, admissionv1.Create, hcObject(testNS, "mine", nil),
-			"invalid name for v1beta1.HyperConverged - please use the name kubevirt-hyperconverged"},
+			"Request does not match expected name (kubevirt-hyperconverged) and namespace (kubevirt-hyperconverged)"},
 		{"second one", []*hcov1beta1.HyperConverged{existing}, admissionv1.Create, hcObject(testNS, "kubevirt-hyperconverged", nil),
 			"only one HyperConverged is allowed"},
 		{"unknown gate", nil, admissionv1.Update, hcObject(testNS, "kubevirt-hyperconverged", map[string]any{
@@ -93,7 +93,7 @@ func TestNamespaceDeletionIsRefusedWhileHyperConvergedExists(t *testing.T) {
 	withHC := &NamespaceValidator{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(hc).Build(), Namespace: testNS}
 	resp := withHC.Handle(context.Background(), req)
 	require.False(t, resp.Allowed)
-	require.Contains(t, resp.Result.Message, "HyperConverged kubevirt-hyperconverged exists in namespace kubevirt-hyperconverged")
+	require.Equal(t, "HyperConverged CR is still present, please remove it before deleting the containing namespace", resp.Result.Message)
 
 	without := &NamespaceValidator{Reader: fake.NewClientBuilder().WithScheme(scheme).Build(), Namespace: testNS}
 	require.True(t, without.Handle(context.Background(), req).Allowed)

@@ -50,6 +50,7 @@ func (s *Server) Handler() http.Handler {
 		return s.Actions.Stop(r.Context(), ns, name, opts.GracePeriod)
 	}))
 	vmi := prefix + "/namespaces/{ns}/virtualmachineinstances/{name}/"
+	mux.HandleFunc("GET "+vmi+"console", s.console)
 	for _, verb := range []string{"pause", "unpause"} {
 		mux.HandleFunc("PUT "+vmi+verb, s.vmAction(func(r *http.Request, ns, name string) error {
 			return s.Nodes.VMICommand(r.Context(), ns, name, verb)
