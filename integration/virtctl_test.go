@@ -5,6 +5,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -65,6 +66,16 @@ func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
 	_, err = runVirtctl("start", "vmctl")
 	require.ErrorContains(t, err, "VM is already running")
 
+	console, err := virtctl.OpenConsole(ctx, env.cp.RESTConfig(), "default", "vmctl")
+	require.NoError(t, err)
+	require.True(t, askGuest(console, 2*time.Minute), "the guest did not answer on its console")
+	console.Close()
+
+	viewerCfg := env.cp.RESTConfig()
+	viewerCfg.Impersonate.UserName = "carol-viewer"
+	_, err = virtctl.OpenConsole(ctx, viewerCfg, "default", "vmctl")
+	require.ErrorContains(t, err, "forbidden")
+
 	_, err = runVirtctl("pause", "vmi", "vmctl")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return vmiPaused(key) && vmStatus(key) == kubevirtv1.VirtualMachineStatusPaused },
@@ -79,4 +90,21 @@ func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
 	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
 	_, err = runVirtctl("stop", "vmctl")
 	require.ErrorContains(t, err, "VM is not running")
+}
+
+// askGuest sends a command until the guest's shell answers it: the console
+// may attach before the guest has booted to its shell.
+func askGuest(console io.ReadWriter, timeout time.Duration) bool {
+	answered := make(chan bool, 1)
+	go func() { answered <- readUntil(console, "ANSWER-42", timeout) }()
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		_, _ = console.Write([]byte("\necho ANSWER-$((6*7))\n"))
+		select {
+		case ok := <-answered:
+			return ok
+		case <-tick.C:
+		}
+	}
 }

@@ -125,5 +125,6 @@ func launcherPIDOf(t *testing.T, node handler.Config, v *kubevirtv1.VirtualMachi
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
+	require.Greater(t, pid, 1, "a launcher pid, never a process group")
 	return pid
 }

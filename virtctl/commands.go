@@ -28,6 +28,8 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.pause(ctx, verb, args)
 	case "version":
 		return c.version(ctx)
+	case "console":
+		return c.console(ctx, args)
 	}
 	return fmt.Errorf("unknown command %q\n%s", verb, usage)
 }

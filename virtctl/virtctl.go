@@ -26,6 +26,7 @@ Commands:
   stop VM [--force --grace-period N]
                                    stop a virtual machine
   restart VM                       restart a virtual machine
+  console VMI                      connect to the serial console (escape with ^])
   pause vm|vmi NAME                pause a virtual machine (instance)
   unpause vm|vmi NAME              unpause a virtual machine (instance)
   version                          print client and server versions
@@ -46,15 +47,15 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 	if len(rest) == 0 {
 		return errors.New(usage)
 	}
-	c, namespace, err := connect(*kubeconfig, *ns, *as)
+	c, cfg, namespace, err := connect(*kubeconfig, *ns, *as)
 	if err != nil {
 		return err
 	}
-	cmd := &command{client: c, namespace: namespace, out: out}
+	cmd := &command{client: c, config: cfg, namespace: namespace, out: out}
 	return cmd.run(ctx, rest[0], rest[1:])
 }
 
-func connect(kubeconfig, ns, as string) (rest.Interface, string, error) {
+func connect(kubeconfig, ns, as string) (rest.Interface, *rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	overrides := &clientcmd.ConfigOverrides{}
@@ -63,25 +64,27 @@ func connect(kubeconfig, ns, as string) (rest.Interface, string, error) {
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot load kubeconfig: %w", err)
+		return nil, nil, "", fmt.Errorf("cannot load kubeconfig: %w", err)
 	}
 	if ns == "" {
 		if ns, _, err = cc.Namespace(); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 	}
+	wsCfg := rest.CopyConfig(cfg)
 	cfg.GroupVersion = nil
 	cfg.APIPath = "/apis"
 	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
 	c, err := rest.UnversionedRESTClientFor(cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("creating client: %w", err)
+		return nil, nil, "", fmt.Errorf("creating client: %w", err)
 	}
-	return c, ns, nil
+	return c, wsCfg, ns, nil
 }
 
 type command struct {
 	client    rest.Interface
+	config    *rest.Config
 	namespace string
 	out       io.Writer
 }

@@ -48,7 +48,7 @@ func launcherPID(dir string) (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 {
+	if err != nil || pid <= 1 {
 		return 0, false
 	}
 	return pid, alive(pid, dir)
@@ -88,7 +88,7 @@ func reapOrphans(dir string) {
 	}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+		if err != nil || pid <= 1 || pid == os.Getpid() || pid == os.Getppid() {
 			continue
 		}
 		for _, f := range []string{"cmdline", "environ"} {
