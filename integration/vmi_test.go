@@ -114,3 +114,40 @@ func TestInvalidVMsAndVMIsAreRejectedWithUpstreamMessages(t *testing.T) {
 	require.Equal(t, "q35", got.Spec.Template.Spec.Domain.Machine.Type, "the mutating webhook defaulted the machine type")
 	require.Equal(t, kubevirtv1.DiskBusVirtio, got.Spec.Template.Spec.Domain.Devices.Disks[0].Disk.Bus)
 }
+
+func qemuPID(t *testing.T, domainName string) string {
+	out, _ := exec.Command("pgrep", "-f", "guest="+domainName+",").Output()
+	return strings.TrimSpace(string(out))
+}
+
+// TestNodeAgentRestartLeavesTheGuestRunningAndAdoptsIt stops the node agent
+// (with the controllers) while a VMI runs and starts new ones: the same
+// qemu process keeps running and the new agent still controls it.
+func TestNodeAgentRestartLeavesTheGuestRunningAndAdoptsIt(t *testing.T) {
+	node := nodeConfig(t)
+	cfg := platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}}
+	first := services(t, cfg)
+	ctx := context.Background()
+	v := testGuestVMI("adopted")
+	v.UID = ""
+	require.NoError(t, env.admin.Create(ctx, v))
+	key := crclient.ObjectKeyFromObject(v)
+	require.Eventually(t, func() bool { return vmiPhase(t, key) == kubevirtv1.Running }, 3*time.Minute, 200*time.Millisecond)
+	before := qemuPID(t, "default_adopted")
+	require.NotEmpty(t, before)
+
+	require.NoError(t, first.Stop())
+	time.Sleep(2 * time.Second)
+	require.Equal(t, before, qemuPID(t, "default_adopted"), "the guest survived its node agent")
+
+	services(t, cfg)
+	_, err := runVirtctl("pause", "vmi", "adopted")
+	require.NoError(t, err, "the new node agent controls the adopted launcher")
+	require.Eventually(t, func() bool { return vmiPaused(key) }, 30*time.Second, 100*time.Millisecond)
+	require.Equal(t, before, qemuPID(t, "default_adopted"))
+
+	require.NoError(t, env.admin.Delete(ctx, v))
+	require.Eventually(t, func() bool {
+		return apierrors.IsNotFound(env.admin.Get(ctx, key, &kubevirtv1.VirtualMachineInstance{})) && qemuPID(t, "default_adopted") == ""
+	}, 2*time.Minute, 200*time.Millisecond, "VMI and its guest were not removed")
+}

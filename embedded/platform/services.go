@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -63,6 +64,8 @@ type Services struct {
 	worker   sdkworker.Worker
 	runtime  *components.Runtime
 	webhooks *webhookSet
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // StartServices starts a controller manager with the selected operators and
@@ -165,8 +168,14 @@ func (s *Services) Temporal() client.Client { return s.temporal }
 // Runtime is the in-process component runtime (nil without component operators).
 func (s *Services) Runtime() *components.Runtime { return s.runtime }
 
-// Stop stops the worker, then the manager and its components.
+// Stop stops the worker, then the manager and its components. Calling it
+// again returns the first result.
 func (s *Services) Stop() error {
+	s.stopOnce.Do(func() { s.stopErr = s.stop() })
+	return s.stopErr
+}
+
+func (s *Services) stop() error {
 	var errs []error
 	if s.worker != nil {
 		s.worker.Stop()

@@ -7,6 +7,7 @@ package component
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,6 +45,9 @@ type Kind struct {
 	// NoStatusSubresource is set for kinds whose CRD has none (CDI), whose
 	// status is then written with the object.
 	NoStatusSubresource bool
+	// Manifests are objects the operator installs with its components
+	// (e.g. the common instancetypes) and removes with them.
+	Manifests func() []client.Object
 }
 
 // Reconciler deploys a kind's components and reports their health.
@@ -70,6 +74,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Client.Update(ctx, obj); err != nil {
 			return ctrl.Result{}, fmt.Errorf("adding finalizer to %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
 		}
+	}
+	if err := r.applyManifests(ctx, obj); err != nil {
+		return ctrl.Result{}, err
 	}
 	health := r.deployAndProbe(ctx)
 	if err := r.writeStatus(ctx, obj, health); err != nil {
@@ -114,6 +121,13 @@ func (r *Reconciler) finalize(ctx context.Context, obj *unstructured.Unstructure
 			return fmt.Errorf("removing component %s of %s: %w", name, obj.GetName(), err)
 		}
 	}
+	if r.Kind.Manifests != nil {
+		for _, m := range r.Kind.Manifests() {
+			if err := r.Client.Delete(ctx, m); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("removing %s %s: %w", m.GetObjectKind().GroupVersionKind().Kind, m.GetName(), err)
+			}
+		}
+	}
 	controllerutil.RemoveFinalizer(obj, r.Kind.Finalizer)
 	if err := r.Client.Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("removing finalizer from %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
@@ -126,4 +140,23 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(r.Kind.GVK)
 	return ctrl.NewControllerManagedBy(mgr).Named(r.Kind.GVK.Kind).For(obj).Complete(r)
+}
+
+// applyManifests server-side applies the kind's manifests while the CR is
+// being deployed or after it changed, not on every periodic re-probe.
+func (r *Reconciler) applyManifests(ctx context.Context, obj *unstructured.Unstructured) error {
+	if r.Kind.Manifests == nil {
+		return nil
+	}
+	phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase")
+	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	if phase == "Deployed" && observed == obj.GetGeneration() {
+		return nil
+	}
+	for _, m := range r.Kind.Manifests() {
+		if err := r.Client.Patch(ctx, m, client.Apply, client.FieldOwner(strings.ToLower(r.Kind.GVK.Kind)+"-operator"), client.ForceOwnership); err != nil {
+			return fmt.Errorf("installing %s %s: %w", m.GetObjectKind().GroupVersionKind().Kind, m.GetName(), err)
+		}
+	}
+	return nil
 }

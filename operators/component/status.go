@@ -74,6 +74,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, obj *unstructured.Unstruct
 		status["operatorVersion"] = r.Kind.Version
 		status["observedGeneration"] = obj.GetGeneration()
 	default:
+		status["observedGeneration"] = obj.GetGeneration()
 		status["observedVersion"] = r.Kind.Version
 		status["targetVersion"] = r.Kind.Version
 		status["operatorVersion"] = r.Kind.Version

@@ -3,6 +3,7 @@ package kubevirt
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/operators/component"
 )
@@ -18,5 +19,8 @@ func Kind(version string) component.Kind {
 		Finalizer:  "foregroundDeleteKubeVirt",
 		Style:      component.KubeVirtStyle,
 		Version:    version,
+		Manifests: func() []client.Object {
+			return append(CommonInstancetypes(), CommonPreferences()...)
+		},
 	}
 }

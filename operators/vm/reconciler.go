@@ -88,6 +88,10 @@ func (r *Reconciler) act(ctx context.Context, vm *kubevirtv1.VirtualMachine, vmi
 	switch a {
 	case create:
 		next := instanceFor(vm)
+		if err := expand(ctx, r.Client, vm, next); err != nil {
+			r.Recorder.Eventf(vm, corev1.EventTypeWarning, "FailedCreate", "Error creating VirtualMachineInstance: %v", err)
+			return vmi, fmt.Errorf("expanding instancetype and preference of %s: %w", vm.Name, err)
+		}
 		if err := r.Client.Create(ctx, next); err != nil && !apierrors.IsAlreadyExists(err) {
 			r.Recorder.Eventf(vm, corev1.EventTypeWarning, "FailedCreate", "Error creating VirtualMachineInstance: %v", err)
 			return vmi, fmt.Errorf("creating VMI for %s: %w", vm.Name, err)
