@@ -30,7 +30,7 @@ func rules(group, version, resource string, ops ...admissionregistrationv1.Opera
 	}}}
 }
 
-func (w *webhookSet) validating() []admissionregistrationv1.ValidatingWebhook {
+func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistrationv1.ValidatingWebhook {
 	hook := func(name, path string, r []admissionregistrationv1.RuleWithOperations) admissionregistrationv1.ValidatingWebhook {
 		return admissionregistrationv1.ValidatingWebhook{
 			Name: name, ClientConfig: w.clientConfig(path), Rules: r, FailurePolicy: &failClosed,
@@ -38,14 +38,14 @@ func (w *webhookSet) validating() []admissionregistrationv1.ValidatingWebhook {
 		}
 	}
 	var hooks []admissionregistrationv1.ValidatingWebhook
-	if w.hco {
+	if hcoHooks {
 		hcoHook := hook("validate-hco.kubevirt.io", hco.ValidatePath, rules("hco.kubevirt.io", "v1beta1", "hyperconvergeds",
 			admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
 		nsHook := hook("validate-ns.hco.kubevirt.io", hco.ValidateNamespacePath, rules("", "v1", "namespaces", admissionregistrationv1.Delete))
 		nsHook.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": Namespace}}
 		hooks = append(hooks, hcoHook, nsHook)
 	}
-	if w.virtAPI {
+	if virtAPIHooks {
 		hooks = append(hooks,
 			hook("virtualmachine-validator.kubevirt.io", virtapi.VMValidatePath, rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
 			hook("virtualmachineinstances-create-validator.kubevirt.io", virtapi.VMIValidatePath,

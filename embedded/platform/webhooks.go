@@ -24,6 +24,9 @@ import (
 // WebhookConfigName is the ValidatingWebhookConfiguration of hco-webhook.
 const WebhookConfigName = "virtflow-hco-webhook"
 
+// VirtAPIValidatorName is virt-api's ValidatingWebhookConfiguration.
+const VirtAPIValidatorName = "virtflow-virt-api-validator"
+
 // MutatingConfigName is virt-api's MutatingWebhookConfiguration.
 const MutatingConfigName = "virtflow-virt-api-mutator"
 
@@ -96,24 +99,38 @@ func (w *webhookSet) register(ctx context.Context, c client.Client, _ *rest.Conf
 }
 
 func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: WebhookConfigName}}
-	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
-		cfg.Webhooks = w.validating()
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("writing ValidatingWebhookConfiguration %s: %w", WebhookConfigName, err)
+	// hco-webhook and virt-api own separate configurations, so services
+	// running only one of them never drop the other's webhooks.
+	if w.hco {
+		if err := applyValidating(ctx, c, WebhookConfigName, w.validating(true, false)); err != nil {
+			return err
+		}
 	}
 	if !w.virtAPI {
 		return nil
 	}
+	if err := applyValidating(ctx, c, VirtAPIValidatorName, w.validating(false, true)); err != nil {
+		return err
+	}
 	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
-	_, err = controllerutil.CreateOrUpdate(ctx, c, mut, func() error {
+	_, err := controllerutil.CreateOrUpdate(ctx, c, mut, func() error {
 		mut.Webhooks = w.mutating()
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("writing MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
+	}
+	return nil
+}
+
+func applyValidating(ctx context.Context, c client.Client, name string, hooks []admissionregistrationv1.ValidatingWebhook) error {
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
+		cfg.Webhooks = hooks
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("writing ValidatingWebhookConfiguration %s: %w", name, err)
 	}
 	return nil
 }

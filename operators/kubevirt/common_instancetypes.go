@@ -31,7 +31,7 @@ var (
 
 const vendorLabel = "instancetype.kubevirt.io/vendor"
 
-func clusterInstancetype(series, class string, s size, mutate func(*instancetypev1beta1.VirtualMachineInstancetypeSpec)) client.Object {
+func clusterInstancetype(series, class, display string, s size, mutate func(*instancetypev1beta1.VirtualMachineInstancetypeSpec)) client.Object {
 	it := &instancetypev1beta1.VirtualMachineClusterInstancetype{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: series + "." + s.name,
@@ -40,7 +40,7 @@ func clusterInstancetype(series, class string, s size, mutate func(*instancetype
 				"instancetype.kubevirt.io/class": class, "instancetype.kubevirt.io/cpu": fmt.Sprint(s.cpus),
 				"instancetype.kubevirt.io/memory": s.memory,
 			},
-			Annotations: map[string]string{"instancetype.kubevirt.io/displayName": class},
+			Annotations: map[string]string{"instancetype.kubevirt.io/displayName": display},
 		},
 		Spec: instancetypev1beta1.VirtualMachineInstancetypeSpec{
 			CPU:    instancetypev1beta1.CPUInstancetype{Guest: s.cpus},
@@ -60,19 +60,19 @@ func CommonInstancetypes() []client.Object {
 	yes := true
 	hugepages := &kubevirtv1.Hugepages{PageSize: "2Mi"}
 	for _, s := range universal {
-		out = append(out, clusterInstancetype("u1", "General Purpose", s, nil))
-		out = append(out, clusterInstancetype("o1", "Overcommitted", s, func(spec *instancetypev1beta1.VirtualMachineInstancetypeSpec) {
+		out = append(out, clusterInstancetype("u1", "general.purpose", "General Purpose", s, nil))
+		out = append(out, clusterInstancetype("o1", "overcommitted", "Overcommitted", s, func(spec *instancetypev1beta1.VirtualMachineInstancetypeSpec) {
 			spec.Memory.OvercommitPercent = 50
 		}))
 	}
 	for _, s := range compute {
-		out = append(out, clusterInstancetype("cx1", "Compute Exclusive", s, func(spec *instancetypev1beta1.VirtualMachineInstancetypeSpec) {
+		out = append(out, clusterInstancetype("cx1", "compute.exclusive", "Compute Exclusive", s, func(spec *instancetypev1beta1.VirtualMachineInstancetypeSpec) {
 			spec.CPU.DedicatedCPUPlacement, spec.CPU.IsolateEmulatorThread = &yes, &yes
 			spec.Memory.Hugepages = hugepages
 		}))
 	}
 	for _, s := range memoryHeavy {
-		out = append(out, clusterInstancetype("m1", "Memory Intensive", s, func(spec *instancetypev1beta1.VirtualMachineInstancetypeSpec) {
+		out = append(out, clusterInstancetype("m1", "memory.intensive", "Memory Intensive", s, func(spec *instancetypev1beta1.VirtualMachineInstancetypeSpec) {
 			spec.Memory.Hugepages = hugepages
 		}))
 	}

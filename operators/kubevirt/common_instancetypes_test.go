@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/validation"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 )
@@ -23,6 +24,11 @@ func TestCommonInstancetypeSeries(t *testing.T) {
 	require.True(t, *byName["cx1.xlarge"].Spec.CPU.DedicatedCPUPlacement)
 	require.Equal(t, "2Mi", byName["m1.large"].Spec.Memory.Hugepages.PageSize)
 	require.Equal(t, "kubevirt.io", byName["u1.nano"].Labels[vendorLabel])
+	for name, it := range byName {
+		for k, v := range it.Labels {
+			require.Empty(t, validation.IsValidLabelValue(v), "%s label %s=%q", name, k, v)
+		}
+	}
 }
 
 func TestCommonPreferences(t *testing.T) {

@@ -7,9 +7,8 @@ import (
 
 // Defaults upstream's mutating webhooks apply.
 const (
-	DefaultMachineType                   = "q35"
-	DefaultTerminationGracePeriodSeconds = int64(180)
-	defaultNetworkName                   = "default"
+	DefaultMachineType = "q35"
+	defaultNetworkName = "default"
 )
 
 // SetVMIDefaults fills what upstream's VMI mutator fills, so the stored
@@ -23,10 +22,6 @@ func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 		setDiskDefaults(&d.Devices.Disks[i])
 	}
 	setNetworkDefaults(spec)
-	if spec.TerminationGracePeriodSeconds == nil {
-		g := DefaultTerminationGracePeriodSeconds
-		spec.TerminationGracePeriodSeconds = &g
-	}
 	if d.Memory != nil && d.Memory.Guest != nil && d.Resources.Requests.Memory().IsZero() {
 		if d.Resources.Requests == nil {
 			d.Resources.Requests = corev1.ResourceList{}

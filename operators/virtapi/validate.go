@@ -105,6 +105,8 @@ func validateBus(p *field.Path, d kubevirtv1.Disk) []metav1.StatusCause {
 	switch bus {
 	case "", kubevirtv1.DiskBusVirtio, kubevirtv1.DiskBusSATA, kubevirtv1.DiskBusSCSI, kubevirtv1.DiskBusUSB:
 		return nil
+	case "ide":
+		return []metav1.StatusCause{cause(target, "IDE bus is not supported")}
 	}
 	return []metav1.StatusCause{cause(target, "%s is set with an unrecognized bus %s, must be one of: [virtio sata scsi usb]", target.String(), bus)}
 }
@@ -130,8 +132,9 @@ func validateMemory(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) 
 	hasGuest := d.Memory != nil && d.Memory.Guest != nil
 	if req.IsZero() && lim.IsZero() && !hasGuest {
 		return []metav1.StatusCause{cause(f.Child("domain", "resources", "requests", "memory"),
-			"no memory requested, at least one of '%s' or '%s' must be set",
-			f.Child("domain", "memory", "guest").String(), f.Child("domain", "resources", "requests", "memory").String())}
+			"no memory requested, at least one of '%s', '%s' or '%s' must be set",
+			f.Child("domain", "memory", "guest").String(), f.Child("domain", "memory", "hugepages", "size").String(),
+			f.Child("domain", "resources", "requests", "memory").String())}
 	}
 	var causes []metav1.StatusCause
 	if !req.IsZero() && !lim.IsZero() && req.Cmp(*lim) > 0 {

@@ -41,7 +41,7 @@ func TestValidateVMISpec(t *testing.T) {
 			s.Volumes = append(s.Volumes, s.Volumes[0])
 		}, []string{"spec.volumes[1].name and spec.volumes[0].name must not have the same Name."}},
 		{"no memory", func(s *kubevirtv1.VirtualMachineInstanceSpec) { s.Domain.Memory = nil },
-			[]string{"no memory requested, at least one of 'spec.domain.memory.guest' or 'spec.domain.resources.requests.memory' must be set"}},
+			[]string{"no memory requested, at least one of 'spec.domain.memory.guest', 'spec.domain.memory.hugepages.size' or 'spec.domain.resources.requests.memory' must be set"}},
 		{"requests above limits", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
 			s.Domain.Memory = nil
 			s.Domain.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
@@ -49,7 +49,10 @@ func TestValidateVMISpec(t *testing.T) {
 		}, []string{"spec.domain.resources.requests.memory '2Gi' is greater than spec.domain.resources.limits.memory '1Gi'"}},
 		{"unsupported bus", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.Disks[0].Disk = &kubevirtv1.DiskTarget{Bus: "ide"}
-		}, []string{"spec.domain.devices.disks[0].disk.bus is set with an unrecognized bus ide, must be one of: [virtio sata scsi usb]"}},
+		}, []string{"IDE bus is not supported"}},
+		{"unknown bus", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Domain.Devices.Disks[0].Disk = &kubevirtv1.DiskTarget{Bus: "floppy"}
+		}, []string{"spec.domain.devices.disks[0].disk.bus is set with an unrecognized bus floppy, must be one of: [virtio sata scsi usb]"}},
 		{"virtio cdrom", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
 			s.Domain.Devices.Disks[0].CDRom = &kubevirtv1.CDRomTarget{Bus: kubevirtv1.DiskBusVirtio}
 		}, []string{"Bus type virtio is invalid for CD-ROM device"}},
@@ -112,7 +115,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "default", s.Domain.Devices.Interfaces[0].Name)
 	require.NotNil(t, s.Domain.Devices.Interfaces[0].Masquerade)
 	require.NotNil(t, s.Networks[0].Pod)
-	require.EqualValues(t, 180, *s.TerminationGracePeriodSeconds)
+	require.Nil(t, s.TerminationGracePeriodSeconds, "left unset: the launcher gives 30s, as upstream")
 	require.Equal(t, "128Mi", s.Domain.Resources.Requests.Memory().String())
 
 	off := false
