@@ -26,13 +26,9 @@ const fieldOwner = client.FieldOwner("virtflow")
 // InstallManifests server-side applies the embedded CRDs and RBAC and waits
 // until every CRD is Established.
 func InstallManifests(ctx context.Context, cfg *rest.Config) error {
-	scheme, err := kube.NewScheme()
+	c, err := newKubeClient(cfg)
 	if err != nil {
 		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("creating client: %w", err)
 	}
 	crds, err := deploy.CRDs()
 	if err != nil {
@@ -113,13 +109,9 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 
 // EnsureHyperConverged creates the default HyperConverged unless one exists.
 func EnsureHyperConverged(ctx context.Context, cfg *rest.Config) error {
-	scheme, err := kube.NewScheme()
+	c, err := newKubeClient(cfg)
 	if err != nil {
 		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("creating client: %w", err)
 	}
 	list := &hcov1beta1.HyperConvergedList{}
 	if err := c.List(ctx, list); err != nil {
@@ -134,4 +126,17 @@ func EnsureHyperConverged(ctx context.Context, cfg *rest.Config) error {
 		return fmt.Errorf("creating HyperConverged %s/%s: %w", Namespace, HCName, err)
 	}
 	return nil
+}
+
+// newKubeClient is a direct (uncached) client that knows every virtflow kind.
+func newKubeClient(cfg *rest.Config) (client.Client, error) {
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("creating client: %w", err)
+	}
+	return c, nil
 }

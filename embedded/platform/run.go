@@ -10,9 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 )
 
@@ -62,13 +60,9 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 func (p *Platform) waitAvailable(ctx context.Context) error {
-	scheme, err := kube.NewScheme()
+	c, err := newKubeClient(p.cp.RESTConfig())
 	if err != nil {
 		return err
-	}
-	c, err := client.New(p.cp.RESTConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("creating client: %w", err)
 	}
 	last := ""
 	for {
