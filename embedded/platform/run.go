@@ -46,6 +46,10 @@ func Run(ctx context.Context, opts Options) error {
 	fmt.Fprintf(opts.Out, "Logs: %s\n\n", opts.LogDir)
 	if opts.CreateHyperConverged {
 		if err := p.waitAvailable(ctx); err != nil {
+			// Ctrl-C while waiting is an ordinary stop, not a failure.
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		p.say(fmt.Sprintf("HyperConverged %s/%s is Available (%s after start)", Namespace, HCName, time.Since(started).Round(100*time.Millisecond)))
