@@ -75,10 +75,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("adding finalizer to %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
 		}
 	}
-	if err := r.applyManifests(ctx, obj); err != nil {
-		return ctrl.Result{}, err
-	}
 	health := r.deployAndProbe(ctx)
+	// A manifest that cannot be installed degrades the CR with its reason
+	// instead of leaving its status silent.
+	if err := r.applyManifests(ctx, obj); err != nil {
+		health.failed = append(health.failed, err.Error())
+	}
 	if err := r.writeStatus(ctx, obj, health); err != nil {
 		return ctrl.Result{}, err
 	}

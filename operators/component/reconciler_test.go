@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -87,4 +88,33 @@ func TestDeletionUndeploysComponents(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, d.deployed)
 	require.Error(t, c.Get(context.Background(), req.NamespacedName, &kubevirtv1.KubeVirt{}))
+}
+
+func TestAManifestThatCannotBeInstalledDegradesTheCR(t *testing.T) {
+	r, _, c, req := setup(t)
+	r.Kind.Manifests = func() []client.Object {
+		bad := &corev1.ConfigMap{}
+		bad.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+		bad.Name = "Not A Valid Name"
+		return []client.Object{bad}
+	}
+	r.Client = &failingPatch{Client: c}
+	_, err := r.Reconcile(context.Background(), req)
+	require.NoError(t, err)
+	status, msg := condition(t, c, req, "Available")
+	require.Equal(t, "False", status)
+	require.Contains(t, msg, "installing ConfigMap Not A Valid Name")
+	degraded, _ := condition(t, c, req, "Degraded")
+	require.Equal(t, "True", degraded)
+}
+
+// failingPatch rejects server-side apply the way the API server rejects an
+// invalid object.
+type failingPatch struct{ client.Client }
+
+func (f *failingPatch) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+	if p == client.Apply {
+		return errors.New(obj.GetName() + " is invalid")
+	}
+	return f.Client.Patch(ctx, obj, p, opts...)
 }

@@ -29,7 +29,7 @@ type health struct {
 	failed       []string
 }
 
-func (h health) allReady() bool { return h.ready == h.total }
+func (h health) allReady() bool { return h.ready == h.total && len(h.failed) == 0 }
 
 type cond struct{ typ, status, reason, message string }
 
