@@ -26,6 +26,8 @@ import (
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 const (
@@ -74,7 +76,12 @@ func Start(cfg Config) (*Server, error) {
 	if err := prepareDatabase(cfg, sqlCfg); err != nil {
 		return nil, err
 	}
-	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Stdout: cfg.LogFile == "", OutputFile: cfg.LogFile, Level: cfg.LogLevel}))
+	// A stopped server's background goroutines may log Fatal (e.g. its
+	// membership listener failing to serve once closed). In an embedded
+	// server that must end the goroutine, not the whole virtflow process.
+	zl := log.BuildZapLogger(log.Config{Stdout: cfg.LogFile == "", OutputFile: cfg.LogFile, Level: cfg.LogLevel}).
+		WithOptions(zap.WithFatalHook(zapcore.WriteThenGoexit))
+	logger := log.NewZapLogger(zl)
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(serverCfg),
 		temporal.ForServices(temporal.DefaultServices),
