@@ -110,17 +110,6 @@ func (r *Runtime) Probe(ctx context.Context, name string) error {
 	return nil
 }
 
-// Address returns where a running component listens.
-func (r *Runtime) Address(name string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	inst, ok := r.running[name]
-	if !ok {
-		return "", false
-	}
-	return inst.addr, true
-}
-
 // Running lists the running components, sorted.
 func (r *Runtime) Running() []string {
 	r.mu.Lock()

@@ -93,9 +93,6 @@ func (cp *ControlPlane) Server() string {
 	return fmt.Sprintf("https://%s:%d", host, cp.cfg.APIServerPort)
 }
 
-// PKIDir holds the cluster CA, front-proxy CA and service-account keys.
-func (cp *ControlPlane) PKIDir() string { return cp.path("pki") }
-
 // Healthy returns the first process that has died, if any.
 func (cp *ControlPlane) Healthy() error {
 	for _, p := range cp.procs {

@@ -139,7 +139,7 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		return errors.New("controller manager caches did not sync")
 	}
 	if s.webhooks != nil {
-		if err := s.webhooks.register(ctx, mgr.GetClient(), restCfg); err != nil {
+		if err := s.webhooks.register(ctx, mgr.GetClient()); err != nil {
 			return err
 		}
 		go s.webhooks.rotate(mctx, mgr.GetClient())
@@ -161,12 +161,6 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 	}
 	return nil
 }
-
-// Temporal is the client the services use.
-func (s *Services) Temporal() client.Client { return s.temporal }
-
-// Runtime is the in-process component runtime (nil without component operators).
-func (s *Services) Runtime() *components.Runtime { return s.runtime }
 
 // Stop stops the worker, then the manager and its components. Calling it
 // again returns the first result.

@@ -104,12 +104,6 @@ func (p *Platform) TemporalAddress() string { return p.temporal.FrontendAddress(
 // TemporalUI is the Web UI URL.
 func (p *Platform) TemporalUI() string { return p.temporal.UIAddress() }
 
-// ControlPlane exposes the Kubernetes control plane.
-func (p *Platform) ControlPlane() *controlplane.ControlPlane { return p.cp }
-
-// Services exposes the in-process operators and worker.
-func (p *Platform) Services() *Services { return p.services }
-
 // Stop stops everything in reverse order; it is safe on a partial start.
 func (p *Platform) Stop() error {
 	var errs []error

@@ -8,7 +8,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -84,7 +83,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 
 // register writes the webhook configuration once the server answers, so
 // the API server never calls a webhook that is not listening yet.
-func (w *webhookSet) register(ctx context.Context, c client.Client, _ *rest.Config) error {
+func (w *webhookSet) register(ctx context.Context, c client.Client) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for w.server.StartedChecker()(nil) != nil {
 		if time.Now().After(deadline) {

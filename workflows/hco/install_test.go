@@ -115,12 +115,39 @@ func TestCancelledInstallRemovesWhatItCreated(t *testing.T) {
 }
 
 func TestProgressIsPublishedAsMemo(t *testing.T) {
-	p := InstallProgress{Step: StepWaiting, Components: []ComponentProgress{{Kind: "CDI", Created: true}}}
-	payload, err := converter.GetDefaultDataConverter().ToPayload(p)
+	env := newEnv(t)
+	env.OnActivity(acts.PlanComponentsName, mock.Anything, testHC).Return(testPlan, nil)
+	env.OnActivity(acts.EnsureComponentName, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(acts.WaitComponentAvailableName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, ref acts.ComponentRef) (acts.ComponentStatus, error) {
+			return acts.ComponentStatus{Component: ref, Available: true}, nil
+		})
+	var published []InstallProgress
+	env.OnUpsertMemo(mock.Anything).Run(func(args mock.Arguments) {
+		memo := args.Get(0).(map[string]any)
+		published = append(published, memo[ProgressMemoKey].(InstallProgress))
+	}).Return(nil)
+
+	env.ExecuteWorkflow(InstallWorkflowName, InstallInput{HyperConverged: testHC})
+
+	require.NoError(t, env.GetWorkflowError())
+	require.NotEmpty(t, published)
+	steps := []string{}
+	for _, p := range published {
+		if len(steps) == 0 || steps[len(steps)-1] != p.Step {
+			steps = append(steps, p.Step)
+		}
+	}
+	require.Equal(t, []string{StepCreating, StepWaiting, StepCompleted}, steps)
+	last := published[len(published)-1]
+	require.Equal(t, 2, last.Done())
+
+	// What the reconciler decodes is what the workflow published.
+	payload, err := converter.GetDefaultDataConverter().ToPayload(last)
 	require.NoError(t, err)
 	var back InstallProgress
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &back))
-	require.Equal(t, p, back)
+	require.Equal(t, last, back)
 }
 
 // hasErrorType looks through every application error in the chain: the
