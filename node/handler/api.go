@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/node/launcher"
+	"github.com/virtflow/virtflow/node/rawstream"
 )
 
 // TokenSecret names the Secret holding a node agent's API token, in the
@@ -105,24 +105,7 @@ func (a *apiServer) console(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	conn, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		stream.Close()
-		return
-	}
-	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
-	_ = buf.Flush()
-	relay(stream, conn, buf)
-}
-
-// relay copies both ways until either side closes, then closes both.
-func relay(a io.ReadWriteCloser, b net.Conn, bRead io.Reader) {
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(a, bRead); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
-	<-done
-	a.Close()
-	b.Close()
+	rawstream.Serve(w, stream)
 }
 
 func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
@@ -151,8 +134,7 @@ func (a *apiServer) launcherDir(ctx context.Context, ns, name string) (string, e
 	if err := a.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, v); err != nil {
 		return "", fmt.Errorf("VMI %s/%s: %w", ns, name, err)
 	}
-	r := &vmiReconciler{c: a.c, cfg: a.cfg}
-	pod, err := r.launcherPod(ctx, v)
+	pod, err := launcherPod(ctx, a.c, a.cfg.NodeName, v)
 	if err != nil || pod == nil {
 		return "", fmt.Errorf("VMI %s/%s is not running on node %s", ns, name, a.cfg.NodeName)
 	}

@@ -31,7 +31,7 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if v.Status.NodeName != r.cfg.NodeName || v.IsFinal() || v.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
-	pod, err := r.launcherPod(ctx, v)
+	pod, err := launcherPod(ctx, r.c, r.cfg.NodeName, v)
 	if err != nil || pod == nil {
 		return ctrl.Result{RequeueAfter: time.Second}, err
 	}
@@ -93,14 +93,15 @@ func removeCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.Virtua
 	v.Status.Conditions = out
 }
 
-func (r *vmiReconciler) launcherPod(ctx context.Context, v *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
+// launcherPod returns the VMI's launcher pod on node, nil when there is none.
+func launcherPod(ctx context.Context, c client.Client, node string, v *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
 	list := &corev1.PodList{}
-	if err := r.c.List(ctx, list, client.InNamespace(v.Namespace),
+	if err := c.List(ctx, list, client.InNamespace(v.Namespace),
 		client.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}); err != nil {
 		return nil, fmt.Errorf("listing launcher pods of %s: %w", v.Name, err)
 	}
 	for i := range list.Items {
-		if list.Items[i].Spec.NodeName == r.cfg.NodeName {
+		if list.Items[i].Spec.NodeName == node {
 			return &list.Items[i], nil
 		}
 	}

@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/virtflow/virtflow/node/rawstream"
 )
 
 // Client talks to a launcher's command socket.
@@ -64,32 +65,9 @@ func (c *Client) Command(ctx context.Context, verb string) error {
 
 // Console opens the serial console as a raw bidirectional stream.
 func (c *Client) Console(ctx context.Context) (net.Conn, error) {
-	conn, err := (&net.Dialer{}).DialContext(ctx, "unix", c.socket)
+	conn, err := rawstream.Dial(ctx, "unix", c.socket, "/v1/console", nil)
 	if err != nil {
-		return nil, fmt.Errorf("dialing launcher: %w", err)
-	}
-	if _, err := io.WriteString(conn, "GET /v1/console HTTP/1.1\r\nHost: launcher\r\n\r\n"); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		conn.Close()
 		return nil, fmt.Errorf("opening console: %w", err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(resp.Body)
-		conn.Close()
-		return nil, fmt.Errorf("opening console: %s", strings.TrimSpace(string(msg)))
-	}
-	return &bufferedConn{Conn: conn, r: br}, nil
+	return conn, nil
 }
-
-// bufferedConn reads first what the response parser already buffered.
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }

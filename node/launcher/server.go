@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/virtflow/virtflow/node/rawstream"
 )
 
 // serve exposes the launcher's commands on a unix socket only root (the
@@ -44,31 +45,12 @@ func serve(path string, l *launcher) (*http.Server, error) {
 	return srv, nil
 }
 
-// console hands the raw serial stream to the caller over the hijacked
-// connection, both ways, until either side closes.
+// console hands the raw serial stream to the caller, both ways.
 func (l *launcher) console(w http.ResponseWriter, r *http.Request) {
 	stream, err := l.hv.Console(r.Context(), l.name)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		stream.Close()
-		http.Error(w, "console needs a hijackable connection", http.StatusInternalServerError)
-		return
-	}
-	conn, buf, err := hj.Hijack()
-	if err != nil {
-		stream.Close()
-		return
-	}
-	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
-	_ = buf.Flush()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(stream, buf); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(conn, stream); done <- struct{}{} }()
-	<-done
-	stream.Close()
-	conn.Close()
+	rawstream.Serve(w, stream)
 }

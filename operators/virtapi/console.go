@@ -1,18 +1,18 @@
 package virtapi
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gorilla/websocket"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/virtflow/virtflow/node/rawstream"
 )
 
 // PlainStreamProtocol is the websocket subprotocol upstream virtctl speaks
@@ -32,31 +32,17 @@ func (n *NodeAgents) Console(ctx context.Context, ns, name string) (io.ReadWrite
 	if err != nil {
 		return nil, err
 	}
-	conn, err := (&net.Dialer{Timeout: 10 * time.Second}).DialContext(ctx, "tcp", strings.TrimPrefix(url, "http://"))
+	path := fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/console", ns, name)
+	conn, err := rawstream.Dial(ctx, "tcp", strings.TrimPrefix(url, "http://"), path, map[string]string{"Authorization": "Bearer " + token})
+	var refused *rawstream.StatusError
+	if errors.As(err, &refused) {
+		return nil, conflict("%s", refused.Message)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
 	}
-	fmt.Fprintf(conn, "GET /v1/namespaces/%s/virtualmachineinstances/%s/console HTTP/1.1\r\nHost: node\r\nAuthorization: Bearer %s\r\n\r\n", ns, name, token)
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("opening console: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(resp.Body)
-		conn.Close()
-		return nil, conflict("%s", strings.TrimSpace(string(msg)))
-	}
-	return &readerConn{Conn: conn, r: br}, nil
+	return conn, nil
 }
-
-type readerConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *readerConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // ConsoleOpener opens VMI consoles; NodeAgents implements it.
 type ConsoleOpener interface {
