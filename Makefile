@@ -1,13 +1,13 @@
 # The two commands in the README: `make up` and `make test`.
 GO ?= go
 
-.PHONY: up test unit integration generate install build
+.PHONY: up test unit integration bench generate install build
 
 install:
 	./hack/install.sh
 
 up: install
-	$(GO) run ./cmd/virtflow up --test-guest "$$(./hack/mkguest.sh)"
+	$(GO) run ./cmd/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
 
 test: install unit integration
 
@@ -17,7 +17,13 @@ unit:
 
 integration:
 	$(GO) vet -tags integration ./integration/...
+	$(GO) vet -tags 'integration bench' ./integration/...
 	$(GO) test -tags integration -count=1 -timeout 40m -v ./integration/...
+
+# Prints one table of ratios against baselines measured in the same run
+# (BENCH_RUNS, BENCH_SIMULATED_VMS, BENCH_QEMU_VMS adjust its sizes).
+bench: install
+	$(GO) test -tags 'integration bench' -count=1 -timeout 60m -run '^TestBench$$' -v ./integration/
 
 generate:
 	$(GO) run ./cmd/crdgen

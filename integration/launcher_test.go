@@ -77,12 +77,17 @@ func TestLauncherBootsTheTestGuestUnderSessionLibvirt(t *testing.T) {
 	require.Equal(t, libvirt.Running, st.State)
 	require.Equal(t, "default_vm1", st.Domain)
 
-	console, err := c.Console(context.Background())
+	console, err := c.Stream(context.Background(), launcher.ConsoleStream)
 	require.NoError(t, err)
 	_, err = io.WriteString(console, "\necho ANSWER-$((6*7))\n")
 	require.NoError(t, err)
 	require.True(t, readUntil(console, "ANSWER-42", 30*time.Second), "the guest did not answer on its console")
 	console.Close()
+
+	vnc, err := c.Stream(context.Background(), launcher.VNCStream)
+	require.NoError(t, err)
+	require.True(t, readUntil(vnc, "RFB 003.008", 10*time.Second), "the VNC display did not greet with the RFB protocol version")
+	vnc.Close()
 
 	require.NoError(t, c.Command(context.Background(), "pause"))
 	st, err = c.Status(context.Background())

@@ -5,7 +5,10 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -66,14 +69,16 @@ func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
 	_, err = runVirtctl("start", "vmctl")
 	require.ErrorContains(t, err, "VM is already running")
 
-	console, err := virtctl.OpenConsole(ctx, env.cp.RESTConfig(), "default", "vmctl")
+	console, err := virtctl.OpenStream(ctx, env.cp.RESTConfig(), "default", "vmctl", "console")
 	require.NoError(t, err)
 	require.True(t, askGuest(console, 2*time.Minute), "the guest did not answer on its console")
 	console.Close()
 
+	require.True(t, vncGreets(t, "vmctl"), "virtctl vnc --proxy-only did not relay the RFB greeting")
+
 	viewerCfg := env.cp.RESTConfig()
 	viewerCfg.Impersonate.UserName = "carol-viewer"
-	_, err = virtctl.OpenConsole(ctx, viewerCfg, "default", "vmctl")
+	_, err = virtctl.OpenStream(ctx, viewerCfg, "default", "vmctl", "console")
 	require.ErrorContains(t, err, "forbidden")
 
 	_, err = runVirtctl("pause", "vmi", "vmctl")
@@ -90,6 +95,32 @@ func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
 	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
 	_, err = runVirtctl("stop", "vmctl")
 	require.ErrorContains(t, err, "VM is not running")
+}
+
+// vncGreets runs `virtctl vnc --proxy-only`, connects to the port it
+// prints, as a VNC viewer would, and reads the server's RFB greeting.
+func vncGreets(t *testing.T, name string) bool {
+	t.Helper()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- virtctl.Main(context.Background(), []string{"--kubeconfig", env.cp.KubeconfigPath(), "-n", "default", "vnc", name, "--proxy-only"}, pw)
+		pw.Close()
+	}()
+	var printed struct{ Port int }
+	require.NoError(t, json.NewDecoder(pr).Decode(&printed))
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", printed.Port))
+	require.NoError(t, err)
+	greeted := readUntil(conn, "RFB 003.008", 30*time.Second)
+	conn.Close()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Error("virtctl vnc did not end when the viewer left")
+	}
+	return greeted
 }
 
 // askGuest sends a command until the guest's shell answers it: the console

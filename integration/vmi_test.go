@@ -36,6 +36,15 @@ func nodeConfig(t *testing.T) handler.Config {
 	}
 }
 
+func conditionTrue(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) bool {
+	for _, c := range v.Status.Conditions {
+		if c.Type == typ {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
 func vmiPhase(t *testing.T, key types.NamespacedName) kubevirtv1.VirtualMachineInstancePhase {
 	v := &kubevirtv1.VirtualMachineInstance{}
 	if err := env.admin.Get(context.Background(), key, v); err != nil {
@@ -74,6 +83,12 @@ func TestVMIRunsOnTheNodeAgentAndLeavesNothingBehind(t *testing.T) {
 
 	podDir := filepath.Join(node.Dir, "default_"+pod.Name)
 	waitForText(t, filepath.Join(podDir, "serial.log"), guestReady, 2*time.Minute)
+
+	require.Eventually(t, func() bool {
+		return env.admin.Get(ctx, key, got) == nil && len(got.Status.Interfaces) == 1 && conditionTrue(got, kubevirtv1.VirtualMachineInstanceIsMigratable)
+	}, 30*time.Second, 200*time.Millisecond, "interfaces and LiveMigratable not reported: %+v", got.Status)
+	require.Equal(t, "default", got.Status.Interfaces[0].Name, "the webhook's default interface")
+	require.Regexp(t, `^02(:[0-9a-f]{2}){5}$`, got.Status.Interfaces[0].MAC)
 
 	require.NoError(t, env.admin.Delete(ctx, got))
 	require.Eventually(t, func() bool {

@@ -30,6 +30,8 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.version(ctx)
 	case "console":
 		return c.console(ctx, args)
+	case "vnc":
+		return c.vnc(ctx, args)
 	}
 	return fmt.Errorf("unknown command %q\n%s", verb, usage)
 }

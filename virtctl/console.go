@@ -19,15 +19,16 @@ import (
 // escapeByte (Ctrl+]) ends a console session, as in upstream virtctl.
 const escapeByte = 0x1d
 
-// OpenConsole connects to a VMI's serial console through the API server's
-// aggregated subresources.kubevirt.io API, as a raw byte stream.
-func OpenConsole(ctx context.Context, cfg *rest.Config, ns, name string) (io.ReadWriteCloser, error) {
+// OpenStream connects to a VMI's serial console ("console") or VNC display
+// ("vnc") through the API server's aggregated subresources.kubevirt.io API,
+// as a raw byte stream.
+func OpenStream(ctx context.Context, cfg *rest.Config, ns, name, kind string) (io.ReadWriteCloser, error) {
 	u, err := url.Parse(cfg.Host)
 	if err != nil {
 		return nil, fmt.Errorf("parsing API server address %q: %w", cfg.Host, err)
 	}
 	u.Scheme = strings.Replace(u.Scheme, "http", "ws", 1)
-	u.Path = fmt.Sprintf("/apis/subresources.kubevirt.io/v1/namespaces/%s/virtualmachineinstances/%s/console", ns, name)
+	u.Path = fmt.Sprintf("/apis/subresources.kubevirt.io/v1/namespaces/%s/virtualmachineinstances/%s/%s", ns, name, kind)
 	tlsCfg, err := rest.TLSConfigFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building TLS config: %w", err)
@@ -86,7 +87,7 @@ func (c *command) console(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	stream, err := OpenConsole(ctx, c.config, c.namespace, name)
+	stream, err := OpenStream(ctx, c.config, c.namespace, name, "console")
 	if err != nil {
 		return err
 	}

@@ -27,9 +27,17 @@ Commands:
                                    stop a virtual machine
   restart VM                       restart a virtual machine
   console VMI                      connect to the serial console (escape with ^])
+  vnc VMI [--port N] [--proxy-only]
+                                   open the VNC display in a local viewer, or
+                                   only proxy it to 127.0.0.1:PORT
   pause vm|vmi NAME                pause a virtual machine (instance)
   unpause vm|vmi NAME              unpause a virtual machine (instance)
   version                          print client and server versions
+  create vm [--name N] [--run-strategy S] [--memory M | --instancetype [KIND/]NAME]
+            [--preference [KIND/]NAME] [--volume-containerdisk src:IMAGE[,name:N][,bootorder:N]]
+            [--volume-pvc src:CLAIM[,name:N][,bootorder:N]] [--termination-grace-period S]
+            [--cloud-init-user-data BASE64 | --user U --ssh-key KEY]
+                                   print a VirtualMachine manifest (no cluster needed)
 `
 
 // Main runs virtctl with args (without the program name).
@@ -46,6 +54,12 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 	rest := fs.Args()
 	if len(rest) == 0 {
 		return errors.New(usage)
+	}
+	if rest[0] == "create" {
+		if len(rest) < 2 || rest[1] != "vm" {
+			return fmt.Errorf("create needs a kind: vm\n%s", usage)
+		}
+		return createVM(rest[2:], *ns, out)
 	}
 	c, cfg, namespace, err := connect(*kubeconfig, *ns, *as)
 	if err != nil {

@@ -61,6 +61,8 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
 	fs.IntVar(&o.MetricsPort, "metrics-port", 8383, "operator Prometheus metrics port on 127.0.0.1 (0 turns it off)")
 	fs.StringVar(&o.TestGuestDir, "test-guest", "", "import the test guest built by hack/mkguest.sh as virtflow/test-guest:latest")
+	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "serve the virtctl builds made by hack/virtctl-builds.sh (hco cli-download)")
+	fs.IntVar(&o.CLIDownloadsPort, "cli-downloads-port", 8190, "cli-download port on 127.0.0.1")
 	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -32,6 +32,10 @@ type Options struct {
 	// TestGuestDir, when set, is the output of hack/mkguest.sh, imported as
 	// the image virtflow/test-guest:latest.
 	TestGuestDir string
+	// CLIDownloads, when set, is the output of hack/virtctl-builds.sh,
+	// served on 127.0.0.1:CLIDownloadsPort.
+	CLIDownloads     string
+	CLIDownloadsPort int
 }
 
 // DefaultDataDir is $VIRTFLOW_DATA_DIR, else /var/lib/virtflow for root

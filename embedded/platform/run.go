@@ -43,6 +43,9 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.MetricsPort != 0 {
 		fmt.Fprintf(opts.Out, "Metrics: http://127.0.0.1:%d/metrics\n", opts.MetricsPort)
 	}
+	if u := p.services.CLIDownloadsURL(); u != "" {
+		fmt.Fprintf(opts.Out, "virtctl downloads: %s/\n", u)
+	}
 	fmt.Fprintf(opts.Out, "Logs: %s\n\n", opts.LogDir)
 	if opts.CreateHyperConverged {
 		if err := p.waitAvailable(ctx); err != nil {

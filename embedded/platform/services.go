@@ -54,6 +54,10 @@ type ServicesConfig struct {
 	SkipVirtController bool
 	// Nodes are node agents (virt-handler) to run in this process.
 	Nodes []handler.Config
+	// CLIDownloads, when set, is a directory of virtctl builds made by
+	// hack/virtctl-builds.sh, served by hco's cli-download on
+	// CLIDownloadsAddress (127.0.0.1 and a free port when empty).
+	CLIDownloads, CLIDownloadsAddress string
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -66,7 +70,11 @@ type Services struct {
 	webhooks *webhookSet
 	stopOnce sync.Once
 	stopErr  error
+	cliURL   string
 }
+
+// CLIDownloadsURL is where virtctl builds are served; empty when not.
+func (s *Services) CLIDownloadsURL() string { return s.cliURL }
 
 // StartServices starts a controller manager with the selected operators and
 // webhooks, and the control worker.
@@ -146,6 +154,11 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 	}
 	if !cfg.SkipVirtController {
 		if err := startVirtAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "virt-api")); err != nil {
+			return err
+		}
+	}
+	if cfg.CLIDownloads != "" {
+		if s.cliURL, err = startCLIDownloads(mctx, cfg.CLIDownloads, cfg.CLIDownloadsAddress); err != nil {
 			return err
 		}
 	}

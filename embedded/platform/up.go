@@ -85,6 +85,7 @@ func (p *Platform) start(ctx context.Context) error {
 		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
 		MetricsAddress: metricsAddress(o.MetricsPort),
 		Nodes:          []handler.Config{node},
+		CLIDownloads:   o.CLIDownloads, CLIDownloadsAddress: fmt.Sprintf("127.0.0.1:%d", o.CLIDownloadsPort),
 	})
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func (a *apiServer) Start(ctx context.Context) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /v1/namespaces/{ns}/virtualmachineinstances/{name}/{verb}", a.command)
-	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/console", a.console)
+	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/{stream}", a.stream)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
@@ -89,10 +89,15 @@ func (a *apiServer) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// console relays the VMI's serial console as a raw stream over the
-// hijacked connection; virt-api turns it into a websocket.
-func (a *apiServer) console(w http.ResponseWriter, r *http.Request) {
+// stream relays the VMI's serial console or VNC display as a raw stream
+// over the hijacked connection; virt-api turns it into a websocket.
+func (a *apiServer) stream(w http.ResponseWriter, r *http.Request) {
 	if !a.authorized(w, r) {
+		return
+	}
+	kind := r.PathValue("stream")
+	if kind != launcher.ConsoleStream && kind != launcher.VNCStream {
+		http.Error(w, "unknown stream "+kind, http.StatusNotFound)
 		return
 	}
 	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
@@ -100,7 +105,7 @@ func (a *apiServer) console(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	stream, err := launcher.NewClient(dir).Console(context.WithoutCancel(r.Context()))
+	stream, err := launcher.NewClient(dir).Stream(context.WithoutCancel(r.Context()), kind)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/virtflow/virtflow/activities/libvirt/domain"
 )
 
@@ -28,6 +30,10 @@ type Config struct {
 	DomainType domain.Type
 	// LauncherCommand starts a launcher; "--dir <dir>" is appended.
 	LauncherCommand []string
+	// Capacity overrides the detected CPU, memory and pod capacity, for
+	// nodes of simulated (libvirt test driver) domains that carry more VMs
+	// than the host could run.
+	Capacity corev1.ResourceList
 	// Namespace is the install namespace, where the agent publishes its
 	// API token for virt-api.
 	Namespace string

@@ -99,6 +99,9 @@ func (n *nodeKeeper) heartbeat(ctx context.Context) error {
 		corev1.ResourceMemory: *resource.NewQuantity(memTotal(), resource.BinarySI),
 		corev1.ResourcePods:   resource.MustParse("110"),
 	}
+	for k, v := range n.cfg.Capacity {
+		capacity[k] = v
+	}
 	node.Status.Capacity, node.Status.Allocatable = capacity, capacity
 	node.Status.Addresses = []corev1.NodeAddress{
 		{Type: corev1.NodeInternalIP, Address: n.cfg.NodeIP}, {Type: corev1.NodeHostName, Address: n.cfg.NodeName},

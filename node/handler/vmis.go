@@ -70,6 +70,9 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		// The launcher is still starting libvirt and preparing disks.
 		return false
 	}
+	if st.State == libvirt.Running || st.State == libvirt.Paused {
+		r.reportDevices(ctx, v)
+	}
 	switch st.State {
 	case libvirt.Running:
 		vmi.SetPhase(v, kubevirtv1.Running)

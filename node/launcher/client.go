@@ -63,11 +63,18 @@ func (c *Client) Command(ctx context.Context, verb string) error {
 	return nil
 }
 
-// Console opens the serial console as a raw bidirectional stream.
-func (c *Client) Console(ctx context.Context) (net.Conn, error) {
-	conn, err := rawstream.Dial(ctx, "unix", c.socket, "/v1/console", nil)
+// Streams a launcher serves.
+const (
+	ConsoleStream = "console"
+	VNCStream     = "vnc"
+)
+
+// Stream opens the serial console or the VNC display as a raw
+// bidirectional stream.
+func (c *Client) Stream(ctx context.Context, kind string) (net.Conn, error) {
+	conn, err := rawstream.Dial(ctx, "unix", c.socket, "/v1/"+kind, nil)
 	if err != nil {
-		return nil, fmt.Errorf("opening console: %w", err)
+		return nil, fmt.Errorf("opening %s: %w", kind, err)
 	}
 	return conn, nil
 }

@@ -65,6 +65,15 @@ func (cfg Config) runtimeDir() string {
 	return RuntimeDirFor(cfg.Dir)
 }
 
+// vncSocket is where qemu serves the guest's display; simulated domains
+// have none.
+func (cfg Config) vncSocket() string {
+	if cfg.DomainType == domain.Simulated {
+		return ""
+	}
+	return filepath.Join(cfg.runtimeDir(), "vnc.sock")
+}
+
 // RuntimeDirFor is the short runtime directory of the launcher in dir. Every
 // process of that launcher (libvirtd, qemu) has it on its command line or
 // environment, which is how leftovers are found after a launcher is killed.

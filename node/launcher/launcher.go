@@ -46,24 +46,12 @@ func Run(ctx context.Context, dir string) error {
 }
 
 func run(ctx context.Context, cfg Config) error {
-	daemon, err := startLibvirtd(context.WithoutCancel(ctx), cfg)
+	hv, stop, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer daemon.stop()
-	hv, err := libvirt.Connect(daemon.URI())
-	if err != nil {
-		return err
-	}
-	defer hv.Close()
-	res, err := prepareVolumes(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	xml, err := domain.BuildXML(domain.Input{
-		VMI: &cfg.VMI, Type: cfg.DomainType, Sources: res.sources, Kernel: res.kernel, Initrd: res.initrd,
-		SerialLog: filepath.Join(cfg.Dir, SerialLog),
-	})
+	defer stop()
+	xml, err := DomainXML(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -77,6 +65,42 @@ func run(ctx context.Context, cfg Config) error {
 	}
 	defer srv.Close()
 	return l.watch(ctx)
+}
+
+// DomainXML prepares the VMI's volumes in cfg.Dir and returns the domain
+// the launcher would start. Benchmarks start the same domain on bare
+// libvirt with it.
+func DomainXML(ctx context.Context, cfg Config) (string, error) {
+	res, err := prepareVolumes(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	return domain.BuildXML(domain.Input{
+		VMI: &cfg.VMI, Type: cfg.DomainType, Sources: res.sources, Kernel: res.kernel, Initrd: res.initrd,
+		SerialLog: filepath.Join(cfg.Dir, SerialLog), VNCSocket: cfg.vncSocket(),
+	})
+}
+
+// connect starts the launcher's own libvirt daemon and connects to it; a
+// simulated domain needs no daemon: libvirt's test driver runs in-process.
+func connect(ctx context.Context, cfg Config) (libvirt.Hypervisor, func(), error) {
+	if cfg.DomainType == domain.Simulated {
+		hv, err := libvirt.Connect("test:///default")
+		if err != nil {
+			return nil, nil, err
+		}
+		return hv, func() { _ = hv.Close() }, nil
+	}
+	daemon, err := StartDaemon(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	hv, err := libvirt.Connect(daemon.URI())
+	if err != nil {
+		daemon.Stop()
+		return nil, nil, err
+	}
+	return hv, func() { _ = hv.Close(); daemon.Stop() }, nil
 }
 
 type launcher struct {

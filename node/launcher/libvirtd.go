@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// libvirtd is the launcher's own session-mode libvirt daemon.
-type libvirtd struct {
+// Daemon is a launcher's own session-mode libvirt daemon. Benchmarks start
+// one alone for their bare-libvirt baseline.
+type Daemon struct {
 	cmd  *exec.Cmd
 	done chan error
 	sock string
@@ -20,10 +21,10 @@ type libvirtd struct {
 	runtime string
 }
 
-// startLibvirtd runs libvirtd as cfg.UID with HOME and XDG directories
+// StartDaemon runs libvirtd as cfg.UID with HOME and XDG directories
 // inside the launcher directory, so each VMI has a daemon of its own, while
 // XDG_CACHE_HOME is shared to reuse the node's qemu capability cache.
-func startLibvirtd(ctx context.Context, cfg Config) (*libvirtd, error) {
+func StartDaemon(ctx context.Context, cfg Config) (*Daemon, error) {
 	if cfg.UID == 0 {
 		return nil, errors.New("refusing to run libvirtd as root: set a non-root uid")
 	}
@@ -65,7 +66,7 @@ func startLibvirtd(ctx context.Context, cfg Config) (*libvirtd, error) {
 		logf.Close()
 		return nil, fmt.Errorf("starting libvirtd: %w", err)
 	}
-	d := &libvirtd{cmd: cmd, done: make(chan error, 1), sock: filepath.Join(run, "libvirt", "libvirt-sock"), runtime: rt}
+	d := &Daemon{cmd: cmd, done: make(chan error, 1), sock: filepath.Join(run, "libvirt", "libvirt-sock"), runtime: rt}
 	go func() { d.done <- cmd.Wait(); logf.Close() }()
 	return d, d.waitSocket(ctx)
 }
@@ -81,7 +82,7 @@ func kvmGroups(cfg Config) []uint32 {
 	return []uint32{st.Sys().(*syscall.Stat_t).Gid}
 }
 
-func (d *libvirtd) waitSocket(ctx context.Context) error {
+func (d *Daemon) waitSocket(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
@@ -99,9 +100,10 @@ func (d *libvirtd) waitSocket(ctx context.Context) error {
 }
 
 // URI is the connection URI of this daemon.
-func (d *libvirtd) URI() string { return "qemu+unix:///session?socket=" + d.sock }
+func (d *Daemon) URI() string { return "qemu+unix:///session?socket=" + d.sock }
 
-func (d *libvirtd) stop() {
+// Stop ends the daemon and removes its runtime directory.
+func (d *Daemon) Stop() {
 	defer os.RemoveAll(d.runtime)
 	_ = d.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -40,6 +40,7 @@ func serve(path string, l *launcher) (*http.Server, error) {
 		})
 	}
 	mux.HandleFunc("GET /v1/console", l.console)
+	mux.HandleFunc("GET /v1/vnc", l.vnc)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
@@ -53,4 +54,23 @@ func (l *launcher) console(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rawstream.Serve(w, stream)
+}
+
+// vnc hands the guest's VNC display (RFB) to the caller, both ways.
+func (l *launcher) vnc(w http.ResponseWriter, r *http.Request) {
+	path := l.cfg.vncSocket()
+	if path == "" {
+		http.Error(w, "No graphics devices are present.", http.StatusConflict)
+		return
+	}
+	if a := l.cfg.VMI.Spec.Domain.Devices.AutoattachGraphicsDevice; a != nil && !*a {
+		http.Error(w, "No graphics devices are present.", http.StatusConflict)
+		return
+	}
+	conn, err := (&net.Dialer{}).DialContext(r.Context(), "unix", path)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("connecting to the VNC display: %v", err), http.StatusConflict)
+		return
+	}
+	rawstream.Serve(w, conn)
 }

@@ -19,8 +19,15 @@ import (
 // for consoles: binary frames carrying the raw serial bytes.
 const PlainStreamProtocol = "plain.kubevirt.io"
 
-// Console opens the VMI's serial console through its node agent.
-func (n *NodeAgents) Console(ctx context.Context, ns, name string) (io.ReadWriteCloser, error) {
+// Streams virt-api relays from a VMI.
+const (
+	ConsoleStream = "console"
+	VNCStream     = "vnc"
+)
+
+// Stream opens the VMI's serial console or VNC display through its node
+// agent.
+func (n *NodeAgents) Stream(ctx context.Context, ns, name, kind string) (io.ReadWriteCloser, error) {
 	vmi := &kubevirtv1.VirtualMachineInstance{}
 	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
 		return nil, &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
@@ -28,11 +35,14 @@ func (n *NodeAgents) Console(ctx context.Context, ns, name string) (io.ReadWrite
 	if vmi.Status.Phase != kubevirtv1.Running {
 		return nil, &ActionError{Code: http.StatusBadRequest, Message: "Unable to connect to VirtualMachineInstance because phase is " + string(vmi.Status.Phase) + " instead of Running"}
 	}
+	if a := vmi.Spec.Domain.Devices.AutoattachGraphicsDevice; kind == VNCStream && a != nil && !*a {
+		return nil, &ActionError{Code: http.StatusBadRequest, Message: "No graphics devices are present."}
+	}
 	url, token, err := n.endpoint(ctx, vmi.Status.NodeName)
 	if err != nil {
 		return nil, err
 	}
-	path := fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/console", ns, name)
+	path := fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/%s", ns, name, kind)
 	conn, err := rawstream.Dial(ctx, "tcp", strings.TrimPrefix(url, "http://"), path, map[string]string{"Authorization": "Bearer " + token})
 	var refused *rawstream.StatusError
 	if errors.As(err, &refused) {
@@ -44,10 +54,11 @@ func (n *NodeAgents) Console(ctx context.Context, ns, name string) (io.ReadWrite
 	return conn, nil
 }
 
-// ConsoleOpener opens VMI consoles; NodeAgents implements it.
-type ConsoleOpener interface {
-	// Console returns the VMI's serial console as a raw stream.
-	Console(ctx context.Context, ns, name string) (io.ReadWriteCloser, error)
+// StreamOpener opens VMI consoles and displays; NodeAgents implements it.
+type StreamOpener interface {
+	// Stream returns the VMI's serial console (ConsoleStream) or VNC
+	// display (VNCStream) as a raw stream.
+	Stream(ctx context.Context, ns, name, kind string) (io.ReadWriteCloser, error)
 }
 
 var upgrader = websocket.Upgrader{
@@ -56,13 +67,15 @@ var upgrader = websocket.Upgrader{
 	CheckOrigin: func(*http.Request) bool { return true },
 }
 
-func (s *Server) console(w http.ResponseWriter, r *http.Request) {
-	opener, ok := s.Nodes.(ConsoleOpener)
+// stream serves the console or vnc subresource as a websocket of binary
+// frames, as upstream virtctl expects for both.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, kind string) {
+	opener, ok := s.Nodes.(StreamOpener)
 	if !ok {
-		writeStatus(w, http.StatusNotImplemented, "consoles are not available")
+		writeStatus(w, http.StatusNotImplemented, kind+" is not available")
 		return
 	}
-	stream, err := opener.Console(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	stream, err := opener.Stream(r.Context(), r.PathValue("ns"), r.PathValue("name"), kind)
 	if err != nil {
 		code := http.StatusInternalServerError
 		if ae, ok := err.(*ActionError); ok {

@@ -50,7 +50,8 @@ func (s *Server) Handler() http.Handler {
 		return s.Actions.Stop(r.Context(), ns, name, opts.GracePeriod)
 	}))
 	vmi := prefix + "/namespaces/{ns}/virtualmachineinstances/{name}/"
-	mux.HandleFunc("GET "+vmi+"console", s.console)
+	mux.HandleFunc("GET "+vmi+"console", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, ConsoleStream) })
+	mux.HandleFunc("GET "+vmi+"vnc", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, VNCStream) })
 	for _, verb := range []string{"pause", "unpause"} {
 		mux.HandleFunc("PUT "+vmi+verb, s.vmAction(func(r *http.Request, ns, name string) error {
 			return s.Nodes.VMICommand(r.Context(), ns, name, verb)

@@ -3,6 +3,7 @@ package vm
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -41,9 +42,24 @@ func expand(ctx context.Context, c client.Client, vm *kubevirtv1.VirtualMachine,
 	return nil
 }
 
+// kindOf resolves a matcher's kind as upstream does: the Kind or its
+// singular or plural resource name, in any case; empty means cluster-wide.
+func kindOf(kind, cluster, namespaced string) string {
+	k := strings.ToLower(kind)
+	for _, want := range []string{cluster, namespaced} {
+		if w := strings.ToLower(want); k == w || k == w+"s" {
+			return want
+		}
+	}
+	if k == "" {
+		return cluster
+	}
+	return kind
+}
+
 func instancetypeSpec(ctx context.Context, c client.Client, ns string, m *kubevirtv1.InstancetypeMatcher) (*instancetypev1beta1.VirtualMachineInstancetypeSpec, error) {
-	switch m.Kind {
-	case "", clusterInstancetypeKind:
+	switch kindOf(m.Kind, clusterInstancetypeKind, instancetypeKind) {
+	case clusterInstancetypeKind:
 		it := &instancetypev1beta1.VirtualMachineClusterInstancetype{}
 		if err := c.Get(ctx, types.NamespacedName{Name: m.Name}, it); err != nil {
 			return nil, fmt.Errorf("failed to find VirtualMachineClusterInstancetype %s: %w", m.Name, err)
@@ -60,8 +76,8 @@ func instancetypeSpec(ctx context.Context, c client.Client, ns string, m *kubevi
 }
 
 func preferenceSpec(ctx context.Context, c client.Client, ns string, m *kubevirtv1.PreferenceMatcher) (*instancetypev1beta1.VirtualMachinePreferenceSpec, error) {
-	switch m.Kind {
-	case "", clusterPreferenceKind:
+	switch kindOf(m.Kind, clusterPreferenceKind, preferenceKind) {
+	case clusterPreferenceKind:
 		p := &instancetypev1beta1.VirtualMachineClusterPreference{}
 		if err := c.Get(ctx, types.NamespacedName{Name: m.Name}, p); err != nil {
 			return nil, fmt.Errorf("failed to find VirtualMachineClusterPreference %s: %w", m.Name, err)

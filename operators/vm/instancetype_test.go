@@ -57,3 +57,19 @@ func TestInstancetypeAndPreferenceShapeTheVMI(t *testing.T) {
 	vm.Spec.Instancetype.Name = "missing"
 	require.ErrorContains(t, expand(context.Background(), c, vm, instanceFor(vm)), "failed to find VirtualMachineClusterInstancetype missing")
 }
+
+func TestMatcherKindsResolveAsUpstream(t *testing.T) {
+	cases := map[string]string{
+		"":                                   clusterInstancetypeKind,
+		"VirtualMachineClusterInstancetype":  clusterInstancetypeKind,
+		"virtualmachineclusterinstancetype":  clusterInstancetypeKind,
+		"virtualmachineclusterinstancetypes": clusterInstancetypeKind,
+		"virtualmachineinstancetype":         instancetypeKind,
+		"VirtualMachineInstancetypes":        instancetypeKind,
+		"Pod":                                "Pod",
+	}
+	for kind, want := range cases {
+		require.Equal(t, want, kindOf(kind, clusterInstancetypeKind, instancetypeKind), "kind %q", kind)
+	}
+	require.Equal(t, preferenceKind, kindOf("virtualmachinepreference", clusterPreferenceKind, preferenceKind))
+}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"crypto/sha256"
 	"fmt"
 
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -137,12 +138,23 @@ func addInterfaces(dom *libvirtxml.Domain, vmi *kubevirtv1.VirtualMachineInstanc
 			Model:  &libvirtxml.DomainInterfaceModel{Type: model},
 			Alias:  &libvirtxml.DomainAlias{Name: "ua-" + iface.Name},
 		}
-		if iface.MacAddress != "" {
-			i.MAC = &libvirtxml.DomainInterfaceMAC{Address: iface.MacAddress}
-		}
+		i.MAC = &libvirtxml.DomainInterfaceMAC{Address: InterfaceMAC(vmi, iface)}
 		if iface.BootOrder != nil {
 			i.Boot = &libvirtxml.DomainDeviceBoot{Order: *iface.BootOrder}
 		}
 		dom.Devices.Interfaces = append(dom.Devices.Interfaces, i)
 	}
+}
+
+// InterfaceMAC is the interface's MAC address: the one the spec asks for,
+// else one derived from the VMI's namespace, name and interface name.
+// Derived, not left to libvirt, so the node agent can report it without
+// asking the domain, and a VM keeps its MAC across restarts. The first
+// octet is locally administered and unicast.
+func InterfaceMAC(vmi *kubevirtv1.VirtualMachineInstance, iface kubevirtv1.Interface) string {
+	if iface.MacAddress != "" {
+		return iface.MacAddress
+	}
+	sum := sha256.Sum256([]byte(vmi.Namespace + "/" + vmi.Name + "/" + iface.Name))
+	return fmt.Sprintf("02:%02x:%02x:%02x:%02x:%02x", sum[0], sum[1], sum[2], sum[3], sum[4])
 }

@@ -22,6 +22,10 @@ const (
 	// TCG is libvirt's "qemu" type: software emulation, for hosts whose
 	// /dev/kvm cannot run ordinary guests.
 	TCG Type = "qemu"
+	// Simulated runs the domain on libvirt's test driver: no qemu, no
+	// guest, just libvirt's state machine. It measures and exercises the
+	// control path at scales this host's qemu could not carry.
+	Simulated Type = "test"
 )
 
 // DefaultMachineType is what VMIs without spec.domain.machine get.
@@ -51,6 +55,9 @@ type Input struct {
 	Kernel, Initrd string
 	// SerialLog receives everything the guest writes to its serial console.
 	SerialLog string
+	// VNCSocket is the unix socket of the guest's VNC display; empty means
+	// no graphics device.
+	VNCSocket string
 	// Emulator is the qemu binary; empty lets libvirt choose.
 	Emulator string
 }
@@ -92,6 +99,7 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 		return nil, err
 	}
 	addConsole(dom, in)
+	addGraphics(dom, in)
 	addInterfaces(dom, in.VMI)
 	dom.Devices.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
 	return dom, nil
@@ -214,6 +222,18 @@ func addConsole(dom *libvirtxml.Domain, in Input) {
 		Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
 		Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: &port},
 	}}
+}
+
+// addGraphics gives the guest a VGA card and a VNC display on a unix
+// socket, as upstream does unless autoattachGraphicsDevice is false; the
+// socket is reached only through the launcher, never on a TCP port.
+func addGraphics(dom *libvirtxml.Domain, in Input) {
+	if a := in.VMI.Spec.Domain.Devices.AutoattachGraphicsDevice; in.VNCSocket == "" || (a != nil && !*a) {
+		return
+	}
+	dom.Devices.Graphics = []libvirtxml.DomainGraphic{{VNC: &libvirtxml.DomainGraphicVNC{Socket: in.VNCSocket}}}
+	vram := uint(16384)
+	dom.Devices.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "vga", VRam: vram, Heads: 1}}}
 }
 
 func metadataOf(vmi *kubevirtv1.VirtualMachineInstance) *libvirtxml.DomainMetadata {

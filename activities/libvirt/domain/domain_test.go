@@ -114,6 +114,30 @@ func TestBuildValidSpecs(t *testing.T) {
 			require.Equal(t, "virtio", i.Model.Type)
 			require.Equal(t, "02:00:00:00:00:01", i.MAC.Address)
 		}},
+		{"vnc display on a socket", func(in *Input) { in.VNCSocket = "/run/vmi/vnc.sock" }, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Len(t, d.Devices.Graphics, 1)
+			require.Equal(t, "/run/vmi/vnc.sock", d.Devices.Graphics[0].VNC.Socket)
+			require.Empty(t, d.Devices.Graphics[0].VNC.Port, "the display must not listen on TCP")
+			require.Equal(t, "vga", d.Devices.Videos[0].Model.Type)
+		}},
+		{"no graphics when not autoattached", func(in *Input) {
+			off := false
+			in.VNCSocket = "/run/vmi/vnc.sock"
+			in.VMI.Spec.Domain.Devices.AutoattachGraphicsDevice = &off
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Empty(t, d.Devices.Graphics)
+			require.Empty(t, d.Devices.Videos)
+		}},
+		{"derived MAC is stable and locally administered", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}, {Name: "second"}}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			a, b := d.Devices.Interfaces[0].MAC.Address, d.Devices.Interfaces[1].MAC.Address
+			require.Regexp(t, `^02(:[0-9a-f]{2}){5}$`, a)
+			require.NotEqual(t, a, b, "each interface has its own MAC")
+			again := baseVMI()
+			again.UID = "another-run"
+			require.Equal(t, a, InterfaceMAC(again, kubevirtv1.Interface{Name: "default"}), "a restarted VM keeps its MAC")
+		}},
 		{"no serial console", func(in *Input) {
 			off := false
 			in.VMI.Spec.Domain.Devices.AutoattachSerialConsole = &off

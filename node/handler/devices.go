@@ -1,0 +1,37 @@
+package handler
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/operators/vmi"
+)
+
+// interfaceInfoSource says where an interface's status came from, with
+// upstream's value for what the domain definition tells.
+const interfaceInfoSource = "domain"
+
+// reportDevices fills status.interfaces and the LiveMigratable condition
+// of a running VMI. IP addresses are left out: only a guest agent could
+// tell them, and the test guest runs none.
+func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.VirtualMachineInstance) {
+	ifaces := make([]kubevirtv1.VirtualMachineInstanceNetworkInterface, 0, len(v.Spec.Domain.Devices.Interfaces))
+	for _, iface := range v.Spec.Domain.Devices.Interfaces {
+		ifaces = append(ifaces, kubevirtv1.VirtualMachineInstanceNetworkInterface{
+			Name: iface.Name, MAC: domain.InterfaceMAC(v, iface), InfoSource: interfaceInfoSource,
+		})
+	}
+	v.Status.Interfaces = ifaces
+	cond := vmi.LiveMigratable(v, func(claim string) ([]corev1.PersistentVolumeAccessMode, error) {
+		pvc := &corev1.PersistentVolumeClaim{}
+		if err := r.c.Get(ctx, types.NamespacedName{Namespace: v.Namespace, Name: claim}, pvc); err != nil {
+			return nil, err
+		}
+		return pvc.Spec.AccessModes, nil
+	})
+	vmi.SetCondition(v, cond.Type, cond.Status, cond.Reason, cond.Message)
+}
