@@ -3,8 +3,10 @@
 # prints its directory:
 #   vmlinuz         the Debian cloud kernel (LZ4, boots in seconds under TCG)
 #   initramfs.img   busybox-static; /init loads virtio, prints the contents of
-#                   /dev/vda's virtflow-disk.txt if a disk is attached, prints
-#                   VIRTFLOW-GUEST-READY and runs a shell on the serial console
+#                   /dev/vda's virtflow-disk.txt if a disk is attached, starts a
+#                   minimal guest agent on the org.qemu.guest_agent.0 port,
+#                   prints VIRTFLOW-GUEST-READY and runs a shell on the serial
+#                   console
 #   disk.raw        an 8 MiB ext2 image holding virtflow-disk.txt
 set -euo pipefail
 
@@ -13,7 +15,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v1"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v3"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -29,7 +31,8 @@ root="$work/root"
 mkdir -p "$root"/{bin,lib/modules,proc,sys,dev,mnt,tmp}
 cp /bin/busybox "$root/bin/busybox"
 for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev \
-         drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk; do
+         drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk \
+         drivers/char/virtio_console; do
   cp "$mods/$m.ko" "$root/lib/modules/"
 done
 cat > "$root/init" <<'INIT'
@@ -38,9 +41,11 @@ cat > "$root/init" <<'INIT'
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk; do
+for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk virtio_console; do
   insmod /lib/modules/$m.ko 2>/dev/null
 done
+hostname virtflow-guest
+/bin/virtflow-agent &
 sleep 0.2
 if [ -b /dev/vda ] && mount -t ext2 -o ro /dev/vda /mnt 2>/dev/null; then
   cat /mnt/virtflow-disk.txt
@@ -50,12 +55,47 @@ exec setsid cttyhack /bin/sh
 INIT
 chmod 0755 "$root/init"
 
+# Just enough of the QEMU guest agent protocol for libvirt's guest info:
+# guest-sync, OS, host name, time zone and users, one JSON line each way.
+cat > "$root/bin/virtflow-agent" <<'AGENT'
+#!/bin/busybox sh
+osinfo='{"id":"virtflow-test-guest","name":"Virtflow Test Guest","pretty-name":"Virtflow Test Guest (busybox)","version":"2","version-id":"2","kernel-release":"'"$(uname -r)"'","kernel-version":"'"$(uname -v)"'","machine":"'"$(uname -m)"'"}'
+port() {
+  for p in /sys/class/virtio-ports/*; do
+    if [ "$(cat "$p/name" 2>/dev/null)" = org.qemu.guest_agent.0 ]; then echo "/dev/${p##*/}"; fi
+  done
+}
+answer() {
+  id=$(echo "$1" | sed -n 's/.*"id": *\([0-9]*\).*/\1/p')
+  case "$1" in
+    *guest-sync-delimited*) printf '\377{"return": %s}\n' "$id" ;;
+    *guest-sync*) printf '{"return": %s}\n' "$id" ;;
+    *guest-ping*) printf '{"return": {}}\n' ;;
+    *guest-info*) printf '{"return": {"version": "virtflow-test-guest-2", "supported_commands": []}}\n' ;;
+    *guest-get-osinfo*) printf '{"return": %s}\n' "$osinfo" ;;
+    *guest-get-host-name*) printf '{"return": {"host-name": "%s"}}\n' "$(hostname)" ;;
+    *guest-get-timezone*) printf '{"return": {"zone": "UTC", "offset": 0}}\n' ;;
+    *guest-get-users*) printf '{"return": []}\n' ;;
+    *) printf '{"error": {"class": "CommandNotFound", "desc": "not supported by the test guest agent"}}\n' ;;
+  esac
+}
+dev=$(port)
+while [ -z "$dev" ]; do sleep 1; dev=$(port); done
+# The port stays open: closing it on a read that finds no host (EOF) would
+# tell libvirt the agent left just as it connects.
+exec 3<>"$dev"
+while true; do
+  if IFS= read -r line <&3; then answer "$line" >&3; else sleep 0.2; fi
+done
+AGENT
+chmod 0755 "$root/bin/virtflow-agent"
+
 mkdir -p "$dir.partial"
 cp "$work/k/boot/vmlinuz-$kver" "$dir.partial/vmlinuz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir.partial/initramfs.img"
 mkdir -p "$work/diskroot"
 echo "VIRTFLOW-DISK-OK" > "$work/diskroot/virtflow-disk.txt"
-mke2fs -q -t ext2 -d "$work/diskroot" "$dir.partial/disk.raw" 8M
+mke2fs -q -t ext2 -d "$work/diskroot" "$dir.partial/disk.raw" 8M >&2
 chmod 0644 "$dir.partial"/*
 rm -rf "$dir"
 mv "$dir.partial" "$dir"

@@ -12,6 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +105,7 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 }
 
 func (s *stack) stop() {
+	killLeftovers(s.dir)
 	if s.tc != nil {
 		s.tc.Close()
 	}
@@ -192,4 +196,22 @@ func freePortPair(t *testing.T) int {
 	}
 	t.Fatal("no free pair of ports")
 	return 0
+}
+
+// killLeftovers ends launchers (and their libvirtd and qemu) that a failed
+// test left running: they outlive the node agent by design, but must not
+// outlive the suite and disturb the next run.
+func killLeftovers(dir string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cmdline), dir) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }

@@ -84,6 +84,17 @@ func TestLauncherBootsTheTestGuestUnderSessionLibvirt(t *testing.T) {
 	require.True(t, readUntil(console, "ANSWER-42", 30*time.Second), "the guest did not answer on its console")
 	console.Close()
 
+	require.Eventually(t, func() bool {
+		st, err := c.Status(context.Background())
+		return err == nil && st.AgentConnected
+	}, time.Minute, 200*time.Millisecond, "the test guest's agent never connected")
+	gi, err := c.GuestInfo(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, "virtflow-test-guest", gi.OS.ID)
+	require.Equal(t, "virtflow-guest", gi.Hostname)
+	require.Contains(t, gi.OS.KernelRelease, "cloud-amd64", "the agent reports the guest's own uname")
+	require.Equal(t, "UTC", gi.TimeZone)
+
 	vnc, err := c.Stream(context.Background(), launcher.VNCStream)
 	require.NoError(t, err)
 	require.True(t, readUntil(vnc, "RFB 003.008", 10*time.Second), "the VNC display did not greet with the RFB protocol version")

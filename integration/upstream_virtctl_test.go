@@ -65,6 +65,11 @@ func TestUpstreamVirtctlDrivesAVM(t *testing.T) {
 	require.True(t, upstreamConsoleAnswers(t, u, "vmup"), "the guest did not answer on upstream virtctl's console")
 	require.True(t, upstreamVNCGreets(t, u, "vmup"), "upstream virtctl vnc --proxy-only did not relay the RFB greeting")
 
+	require.Eventually(t, func() bool {
+		out, err := u.command("guestosinfo", "vmup").CombinedOutput()
+		return err == nil && strings.Contains(string(out), "virtflow-test-guest")
+	}, time.Minute, 500*time.Millisecond, "upstream virtctl guestosinfo did not show the test guest")
+
 	u.run(t, "pause", "vm", "vmup")
 	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusPaused }, 30*time.Second, 100*time.Millisecond)
 	u.run(t, "unpause", "vm", "vmup")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,15 @@ func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
 	console.Close()
 
 	require.True(t, vncGreets(t, "vmctl"), "virtctl vnc --proxy-only did not relay the RFB greeting")
+
+	require.Eventually(t, func() bool {
+		out, err := runVirtctl("guestosinfo", "vmctl")
+		return err == nil && strings.Contains(out, `"id": "virtflow-test-guest"`) && strings.Contains(out, `"hostname": "virtflow-guest"`)
+	}, time.Minute, 500*time.Millisecond, "guestosinfo did not report the test guest's agent")
+	v := &kubevirtv1.VirtualMachineInstance{}
+	require.Eventually(t, func() bool {
+		return env.admin.Get(ctx, key, v) == nil && v.Status.GuestOSInfo.ID == "virtflow-test-guest"
+	}, 30*time.Second, 200*time.Millisecond, "status.guestOSInfo was not filled from the agent")
 
 	viewerCfg := env.cp.RESTConfig()
 	viewerCfg.Impersonate.UserName = "carol-viewer"

@@ -1,6 +1,7 @@
 package virtctl
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,8 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.console(ctx, args)
 	case "vnc":
 		return c.vnc(ctx, args)
+	case "guestosinfo":
+		return c.guestOSInfo(ctx, args)
 	}
 	return fmt.Errorf("unknown command %q\n%s", verb, usage)
 }
@@ -119,4 +122,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	}
 	return pos, nil
+}
+
+// guestOSInfo prints what the VMI's guest agent reports, as indented JSON.
+func (c *command) guestOSInfo(ctx context.Context, args []string) error {
+	name, err := one("guestosinfo", args)
+	if err != nil {
+		return err
+	}
+	body, err := c.client.Get().AbsPath("/apis/subresources.kubevirt.io/v1/namespaces", c.namespace, "virtualmachineinstances", name, "guestosinfo").Do(ctx).Raw()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, body, "", "  "); err != nil {
+		return fmt.Errorf("decoding guest info: %w", err)
+	}
+	_, err = fmt.Fprintln(c.out, out.String())
+	return err
 }

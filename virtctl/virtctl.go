@@ -30,6 +30,7 @@ Commands:
   vnc VMI [--port N] [--proxy-only]
                                    open the VNC display in a local viewer, or
                                    only proxy it to 127.0.0.1:PORT
+  guestosinfo VMI                  print what the guest agent reports
   pause vm|vmi NAME                pause a virtual machine (instance)
   unpause vm|vmi NAME              unpause a virtual machine (instance)
   version                          print client and server versions

@@ -18,6 +18,9 @@ type Fake struct {
 	ConsoleOutput string
 	// CreateErr, when set, fails every Create.
 	CreateErr error
+	// Agents holds what the guest agent of a domain reports; a domain
+	// without an entry runs no agent.
+	Agents map[string]GuestInfo
 }
 
 // NewFake returns an empty fake hypervisor.
@@ -115,6 +118,31 @@ func (f *Fake) Console(_ context.Context, name string) (io.ReadWriteCloser, erro
 	r, w := io.Pipe()
 	go func() { _, _ = w.Write([]byte(f.ConsoleOutput)) }()
 	return &pipeConsole{r: r, w: w}, nil
+}
+
+// AgentConnected is true for domains with an entry in Agents.
+func (f *Fake) AgentConnected(ctx context.Context, name string) (bool, error) {
+	if _, err := f.Lookup(ctx, name); err != nil {
+		return false, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.Agents[name]
+	return ok, nil
+}
+
+// GuestInfo returns the domain's entry in Agents, or ErrNoAgent.
+func (f *Fake) GuestInfo(ctx context.Context, name string) (GuestInfo, error) {
+	if _, err := f.Lookup(ctx, name); err != nil {
+		return GuestInfo{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	gi, ok := f.Agents[name]
+	if !ok {
+		return GuestInfo{}, fmt.Errorf("%s: %w", name, ErrNoAgent)
+	}
+	return gi, nil
 }
 
 // Close does nothing.

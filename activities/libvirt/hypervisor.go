@@ -53,6 +53,11 @@ type Hypervisor interface {
 	Shutdown(ctx context.Context, name string) error
 	// Destroy stops the domain immediately.
 	Destroy(ctx context.Context, name string) error
+	// AgentConnected says whether the guest agent has opened its channel.
+	AgentConnected(ctx context.Context, name string) (bool, error)
+	// GuestInfo asks the guest agent about the guest's OS, host name and
+	// time zone; ErrNoAgent when none is connected.
+	GuestInfo(ctx context.Context, name string) (GuestInfo, error)
 	// Console opens the domain's serial console.
 	Console(ctx context.Context, name string) (io.ReadWriteCloser, error)
 	// Close releases the connection.

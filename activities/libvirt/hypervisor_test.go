@@ -63,3 +63,40 @@ func TestFakeRejectsMalformedXML(t *testing.T) {
 	_, err := NewFake().Create(context.Background(), "<domain", false)
 	require.ErrorContains(t, err, "parsing domain XML")
 }
+
+func TestGuestAgentOnlyWhereOneIsConnected(t *testing.T) {
+	ctx := context.Background()
+	f := NewFake()
+	f.Agents = map[string]GuestInfo{"with-agent": {Hostname: "guest", OS: GuestOS{ID: "virtflow-test-guest"}}}
+	for _, name := range []string{"with-agent", "without"} {
+		_, err := f.Create(ctx, fmt.Sprintf(domXML, "qemu", name), false)
+		require.NoError(t, err)
+	}
+	connected, err := f.AgentConnected(ctx, "with-agent")
+	require.NoError(t, err)
+	require.True(t, connected)
+	gi, err := f.GuestInfo(ctx, "with-agent")
+	require.NoError(t, err)
+	require.Equal(t, "guest", gi.Hostname)
+
+	connected, err = f.AgentConnected(ctx, "without")
+	require.NoError(t, err)
+	require.False(t, connected)
+	_, err = f.GuestInfo(ctx, "without")
+	require.ErrorIs(t, err, ErrNoAgent)
+	_, err = f.GuestInfo(ctx, "no-such-domain")
+	require.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestLibvirtReportsNoAgentChannelAsDisconnected(t *testing.T) {
+	h, err := Connect("test:///default")
+	require.NoError(t, err)
+	defer h.Close()
+	ctx := context.Background()
+	_, err = h.Create(ctx, fmt.Sprintf(domXML, "test", "no-agent"), false)
+	require.NoError(t, err)
+	defer h.Destroy(ctx, "no-agent")
+	connected, err := h.AgentConnected(ctx, "no-agent")
+	require.NoError(t, err)
+	require.False(t, connected)
+}

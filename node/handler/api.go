@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -58,6 +59,7 @@ func (a *apiServer) Start(ctx context.Context) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /v1/namespaces/{ns}/virtualmachineinstances/{name}/{verb}", a.command)
 	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/{stream}", a.stream)
+	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/guestinfo", a.guestInfo)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
@@ -111,6 +113,25 @@ func (a *apiServer) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rawstream.Serve(w, stream)
+}
+
+// guestInfo relays what the VMI's guest agent reports.
+func (a *apiServer) guestInfo(w http.ResponseWriter, r *http.Request) {
+	if !a.authorized(w, r) {
+		return
+	}
+	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	gi, err := launcher.NewClient(dir).GuestInfo(r.Context())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(gi)
 }
 
 func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {

@@ -8,12 +8,34 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/node/launcher"
 	"github.com/virtflow/virtflow/operators/vmi"
 )
 
 // interfaceInfoSource says where an interface's status came from, with
 // upstream's value for what the domain definition tells.
 const interfaceInfoSource = "domain"
+
+// reportAgent sets the AgentConnected condition and, once per connection,
+// status.guestOSInfo from what the agent reports.
+func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, dir string, connected bool) {
+	if !connected {
+		removeCondition(v, kubevirtv1.VirtualMachineInstanceAgentConnected)
+		return
+	}
+	vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceAgentConnected, corev1.ConditionTrue, "", "")
+	if v.Status.GuestOSInfo.ID != "" || v.Status.GuestOSInfo.Name != "" {
+		return
+	}
+	gi, err := launcher.NewClient(dir).GuestInfo(ctx)
+	if err != nil {
+		return
+	}
+	v.Status.GuestOSInfo = kubevirtv1.VirtualMachineInstanceGuestOSInfo{
+		Name: gi.OS.Name, KernelRelease: gi.OS.KernelRelease, Version: gi.OS.Version, PrettyName: gi.OS.PrettyName,
+		VersionID: gi.OS.VersionID, KernelVersion: gi.OS.KernelVersion, Machine: gi.OS.Machine, ID: gi.OS.ID,
+	}
+}
 
 // reportDevices fills status.interfaces and the LiveMigratable condition
 // of a running VMI. IP addresses are left out: only a guest agent could

@@ -72,6 +72,7 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	}
 	if st.State == libvirt.Running || st.State == libvirt.Paused {
 		r.reportDevices(ctx, v)
+		r.reportAgent(ctx, v, dir, st.AgentConnected)
 	}
 	switch st.State {
 	case libvirt.Running:

@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virtflow/virtflow/activities/libvirt"
 	"github.com/virtflow/virtflow/node/rawstream"
 )
 
@@ -43,6 +45,25 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 	}
 	defer resp.Body.Close()
 	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// GuestInfo asks the guest agent, through the launcher, about the guest.
+func (c *Client) GuestInfo(ctx context.Context) (libvirt.GuestInfo, error) {
+	var gi libvirt.GuestInfo
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://launcher/v1/guestinfo", nil)
+	if err != nil {
+		return gi, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return gi, fmt.Errorf("asking launcher at %s for guest info: %w", c.socket, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return gi, errors.New(strings.TrimSpace(string(msg)))
+	}
+	return gi, json.NewDecoder(resp.Body).Decode(&gi)
 }
 
 // Command sends pause, unpause, shutdown or destroy.

@@ -74,6 +74,15 @@ func (cfg Config) vncSocket() string {
 	return filepath.Join(cfg.runtimeDir(), "vnc.sock")
 }
 
+// agentSocket is the host end of the guest agent channel; simulated
+// domains have none.
+func (cfg Config) agentSocket() string {
+	if cfg.DomainType == domain.Simulated {
+		return ""
+	}
+	return filepath.Join(cfg.runtimeDir(), "ga.sock")
+}
+
 // RuntimeDirFor is the short runtime directory of the launcher in dir. Every
 // process of that launcher (libvirtd, qemu) has it on its command line or
 // environment, which is how leftovers are found after a launcher is killed.

@@ -25,6 +25,8 @@ type Status struct {
 	Exited bool `json:"exited,omitempty"`
 	// Message explains a failure to start.
 	Message string `json:"message,omitempty"`
+	// AgentConnected is set while the guest agent has its channel open.
+	AgentConnected bool `json:"agentConnected,omitempty"`
 }
 
 // Run starts the VMI described in dir/config.json and blocks until the
@@ -77,7 +79,7 @@ func DomainXML(ctx context.Context, cfg Config) (string, error) {
 	}
 	return domain.BuildXML(domain.Input{
 		VMI: &cfg.VMI, Type: cfg.DomainType, Sources: res.sources, Kernel: res.kernel, Initrd: res.initrd,
-		SerialLog: filepath.Join(cfg.Dir, SerialLog), VNCSocket: cfg.vncSocket(),
+		SerialLog: filepath.Join(cfg.Dir, SerialLog), VNCSocket: cfg.vncSocket(), AgentSocket: cfg.agentSocket(),
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/virtflow/virtflow/activities/libvirt"
 	"github.com/virtflow/virtflow/node/rawstream"
 )
 
@@ -26,7 +27,19 @@ func serve(path string, l *launcher) (*http.Server, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(l.status(r.Context()))
+		st := l.status(r.Context())
+		if st.State == libvirt.Running || st.State == libvirt.Paused {
+			st.AgentConnected, _ = l.hv.AgentConnected(r.Context(), l.name)
+		}
+		_ = json.NewEncoder(w).Encode(st)
+	})
+	mux.HandleFunc("GET /v1/guestinfo", func(w http.ResponseWriter, r *http.Request) {
+		gi, err := l.hv.GuestInfo(r.Context(), l.name)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(gi)
 	})
 	for verb, f := range map[string]func(context.Context, string) error{
 		"pause": l.hv.Pause, "unpause": l.hv.Resume, "shutdown": l.hv.Shutdown, "destroy": l.hv.Destroy,

@@ -77,11 +77,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, kind string) {
 	}
 	stream, err := opener.Stream(r.Context(), r.PathValue("ns"), r.PathValue("name"), kind)
 	if err != nil {
-		code := http.StatusInternalServerError
-		if ae, ok := err.(*ActionError); ok {
-			code = ae.Code
-		}
-		writeStatus(w, code, err.Error())
+		writeError(w, err)
 		return
 	}
 	ws, err := upgrader.Upgrade(w, r, nil)

@@ -35,10 +35,7 @@ func (n *NodeAgents) VMICommand(ctx context.Context, ns, name, verb string) erro
 	if vmi.Status.Phase != kubevirtv1.Running {
 		return conflict("VMI is not running")
 	}
-	paused := false
-	for _, c := range vmi.Status.Conditions {
-		paused = paused || (c.Type == kubevirtv1.VirtualMachineInstancePaused && c.Status == corev1.ConditionTrue)
-	}
+	paused := hasCondition(vmi, kubevirtv1.VirtualMachineInstancePaused)
 	if verb == "pause" && paused {
 		return conflict("VMI is already paused")
 	}

@@ -52,6 +52,7 @@ func (s *Server) Handler() http.Handler {
 	vmi := prefix + "/namespaces/{ns}/virtualmachineinstances/{name}/"
 	mux.HandleFunc("GET "+vmi+"console", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, ConsoleStream) })
 	mux.HandleFunc("GET "+vmi+"vnc", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, VNCStream) })
+	mux.HandleFunc("GET "+vmi+"guestosinfo", s.guestOSInfo)
 	for _, verb := range []string{"pause", "unpause"} {
 		mux.HandleFunc("PUT "+vmi+verb, s.vmAction(func(r *http.Request, ns, name string) error {
 			return s.Nodes.VMICommand(r.Context(), ns, name, verb)
@@ -74,17 +75,22 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 
 func (s *Server) vmAction(do func(*http.Request, string, string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := do(r, r.PathValue("ns"), r.PathValue("name"))
-		var ae *ActionError
-		switch {
-		case err == nil:
-			w.WriteHeader(http.StatusAccepted)
-		case errors.As(err, &ae):
-			writeStatus(w, ae.Code, ae.Message)
-		default:
-			writeStatus(w, http.StatusInternalServerError, err.Error())
+		if err := do(r, r.PathValue("ns"), r.PathValue("name")); err != nil {
+			writeError(w, err)
+			return
 		}
+		w.WriteHeader(http.StatusAccepted)
 	}
+}
+
+// writeError answers with the ActionError's code, else 500.
+func writeError(w http.ResponseWriter, err error) {
+	var ae *ActionError
+	if errors.As(err, &ae) {
+		writeStatus(w, ae.Code, ae.Message)
+		return
+	}
+	writeStatus(w, http.StatusInternalServerError, err.Error())
 }
 
 // writeStatus answers with a metav1.Status, which kubectl and virtctl print.
@@ -122,6 +128,7 @@ func (s *Server) discovery(w http.ResponseWriter, _ *http.Request) {
 			res("virtualmachines/start", "update"), res("virtualmachines/stop", "update"), res("virtualmachines/restart", "update"),
 			res("virtualmachineinstances/pause", "update"), res("virtualmachineinstances/unpause", "update"),
 			res("virtualmachineinstances/console", "get"), res("virtualmachineinstances/vnc", "get"),
+			res("virtualmachineinstances/guestosinfo", "get"),
 		},
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -58,6 +58,9 @@ type Input struct {
 	// VNCSocket is the unix socket of the guest's VNC display; empty means
 	// no graphics device.
 	VNCSocket string
+	// AgentSocket is the host end of the guest agent's virtio-serial
+	// channel; empty means no channel.
+	AgentSocket string
 	// Emulator is the qemu binary; empty lets libvirt choose.
 	Emulator string
 }
@@ -100,6 +103,7 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 	}
 	addConsole(dom, in)
 	addGraphics(dom, in)
+	addAgentChannel(dom, in)
 	addInterfaces(dom, in.VMI)
 	dom.Devices.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
 	return dom, nil
@@ -234,6 +238,18 @@ func addGraphics(dom *libvirtxml.Domain, in Input) {
 	dom.Devices.Graphics = []libvirtxml.DomainGraphic{{VNC: &libvirtxml.DomainGraphicVNC{Socket: in.VNCSocket}}}
 	vram := uint(16384)
 	dom.Devices.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "vga", VRam: vram, Heads: 1}}}
+}
+
+// addAgentChannel gives the guest the virtio-serial port a QEMU guest
+// agent opens, as upstream always does; libvirt talks to the agent on it.
+func addAgentChannel(dom *libvirtxml.Domain, in Input) {
+	if in.AgentSocket == "" {
+		return
+	}
+	dom.Devices.Channels = []libvirtxml.DomainChannel{{
+		Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{Mode: "bind", Path: in.AgentSocket}},
+		Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: "org.qemu.guest_agent.0"}},
+	}}
 }
 
 func metadataOf(vmi *kubevirtv1.VirtualMachineInstance) *libvirtxml.DomainMetadata {

@@ -120,6 +120,11 @@ func TestBuildValidSpecs(t *testing.T) {
 			require.Empty(t, d.Devices.Graphics[0].VNC.Port, "the display must not listen on TCP")
 			require.Equal(t, "vga", d.Devices.Videos[0].Model.Type)
 		}},
+		{"guest agent channel", func(in *Input) { in.AgentSocket = "/run/vmi/ga.sock" }, func(t *testing.T, d *libvirtxml.Domain) {
+			require.Len(t, d.Devices.Channels, 1)
+			require.Equal(t, "org.qemu.guest_agent.0", d.Devices.Channels[0].Target.VirtIO.Name)
+			require.Equal(t, "/run/vmi/ga.sock", d.Devices.Channels[0].Source.UNIX.Path)
+		}},
 		{"no graphics when not autoattached", func(in *Input) {
 			off := false
 			in.VNCSocket = "/run/vmi/vnc.sock"

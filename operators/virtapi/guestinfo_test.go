@@ -1,0 +1,80 @@
+package virtapi
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/activities/libvirt"
+)
+
+// agentsWith is NodeAgents for one node whose agent is served by h.
+func agentsWith(t *testing.T, h http.Handler, vmi *kubevirtv1.VirtualMachineInstance) *NodeAgents {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	host, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	p, _ := strconv.Atoi(port)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1"}, Status: corev1.NodeStatus{
+		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: host}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(p)}},
+	}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "install", Name: "token-node1"}, Data: map[string][]byte{"token": []byte("t0ken")}}
+	scheme, err := kube.NewScheme()
+	require.NoError(t, err)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects([]client.Object{node, secret, vmi}...).Build()
+	return &NodeAgents{Client: c, Namespace: "install", TokenSecret: func(n string) string { return "token-" + n }}
+}
+
+func runningVMI(conds ...kubevirtv1.VirtualMachineInstanceConditionType) *kubevirtv1.VirtualMachineInstance {
+	v := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vm"},
+		Status: kubevirtv1.VirtualMachineInstanceStatus{Phase: kubevirtv1.Running, NodeName: "node1"}}
+	for _, c := range conds {
+		v.Status.Conditions = append(v.Status.Conditions, kubevirtv1.VirtualMachineInstanceCondition{Type: c, Status: corev1.ConditionTrue})
+	}
+	return v
+}
+
+func TestGuestOSInfoComesFromTheNodeAgent(t *testing.T) {
+	agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, "Bearer t0ken", r.Header.Get("Authorization"))
+		require.Equal(t, "/v1/namespaces/ns/virtualmachineinstances/vm/guestinfo", r.URL.Path)
+		_ = json.NewEncoder(w).Encode(libvirt.GuestInfo{Hostname: "guest1", TimeZone: "UTC",
+			OS: libvirt.GuestOS{ID: "virtflow-test-guest", KernelRelease: "6.1.0"}})
+	})
+	n := agentsWith(t, agent, runningVMI(kubevirtv1.VirtualMachineInstanceAgentConnected))
+	info, err := n.GuestOSInfo(context.Background(), "ns", "vm")
+	require.NoError(t, err)
+	require.Equal(t, "guest1", info.Hostname)
+	require.Equal(t, "virtflow-test-guest", info.OS.ID)
+	require.Equal(t, "6.1.0", info.OS.KernelRelease)
+	require.Equal(t, "UTC, 0", info.Timezone)
+}
+
+func TestGuestOSInfoRefusedAsUpstream(t *testing.T) {
+	unreachable := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { t.Error("the node agent must not be asked") })
+	stopped := runningVMI()
+	stopped.Status.Phase = kubevirtv1.Succeeded
+	for want, vmi := range map[string]*kubevirtv1.VirtualMachineInstance{
+		"VMI does not have guest agent connected": runningVMI(),
+		"VMI is not running":                      stopped,
+	} {
+		_, err := agentsWith(t, unreachable, vmi).GuestOSInfo(context.Background(), "ns", "vm")
+		require.ErrorContains(t, err, want)
+		require.Equal(t, http.StatusConflict, code(err))
+	}
+	_, err := agentsWith(t, unreachable, runningVMI()).GuestOSInfo(context.Background(), "ns", "other")
+	require.Equal(t, http.StatusNotFound, code(err))
+}
