@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -101,6 +102,7 @@ func (b *bencher) namespace(name string) string {
 // instance was first seen Running, until want are or the timeout passes.
 func (b *bencher) runningTimes(ns string, want int, timeout time.Duration) map[string]time.Time {
 	seen := map[string]time.Time{}
+	ended := map[types.UID]bool{}
 	deadline := time.Now().Add(timeout)
 	for len(seen) < want && time.Now().Before(deadline) {
 		list := &kubevirtv1.VirtualMachineInstanceList{}
@@ -110,12 +112,32 @@ func (b *bencher) runningTimes(ns string, want int, timeout time.Duration) map[s
 				if _, ok := seen[v.Name]; !ok && v.Status.Phase == kubevirtv1.Running {
 					seen[v.Name] = now
 				}
+				if v.IsFinal() && !ended[v.UID] {
+					ended[v.UID] = true
+					b.t.Logf("VMI %s ended %s: %+v", v.Name, v.Status.Phase, v.Status.Conditions)
+				}
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	if len(seen) < want {
+		b.explain(ns)
+	}
 	require.Len(b.t, seen, want, "not every VM reached Running in %s", timeout)
 	return seen
+}
+
+// explain logs the namespace's events and VMI states behind a failure.
+func (b *bencher) explain(ns string) {
+	events, vmis := &corev1.EventList{}, &kubevirtv1.VirtualMachineInstanceList{}
+	_ = b.client.List(context.Background(), events, crclient.InNamespace(ns))
+	_ = b.client.List(context.Background(), vmis, crclient.InNamespace(ns))
+	for _, e := range events.Items {
+		b.t.Logf("event %s %s: %s", e.InvolvedObject.Name, e.Reason, e.Message)
+	}
+	for _, v := range vmis.Items {
+		b.t.Logf("vmi %s phase %s conditions %+v", v.Name, v.Status.Phase, v.Status.Conditions)
+	}
 }
 
 // cleanup deletes every VM of the namespace and waits for their pods, so

@@ -32,10 +32,6 @@ type Config struct {
 	// CacheDir is shared by all launchers of a node so libvirt's qemu
 	// capability cache is probed once per node, not once per VM.
 	CacheDir string `json:"cacheDir"`
-	// RuntimeDir holds libvirt's sockets. It must be short: unix socket
-	// paths are limited to 108 bytes and libvirt nests the qemu monitor
-	// socket several levels below it. Empty derives one under /run/virtflow.
-	RuntimeDir string `json:"runtimeDir,omitempty"`
 	// ImageStore resolves containerDisk and kernel-boot images.
 	ImageStore string `json:"imageStore"`
 	// PVCPaths maps a PVC or DataVolume claim name to its file or device,
@@ -57,13 +53,11 @@ const (
 	StatusFile = "status.json"
 )
 
-// runtimeDir is cfg.RuntimeDir or RuntimeDirFor(cfg.Dir).
-func (cfg Config) runtimeDir() string {
-	if cfg.RuntimeDir != "" {
-		return cfg.RuntimeDir
-	}
-	return RuntimeDirFor(cfg.Dir)
-}
+// runtimeDir holds the launcher's sockets and libvirt's state. It is
+// short because unix socket paths are limited to 108 bytes, while the
+// launcher directory's path grows with the namespace and pod names, and
+// libvirt nests its qemu monitor socket several levels deep.
+func (cfg Config) runtimeDir() string { return RuntimeDirFor(cfg.Dir) }
 
 // vncSocket is where qemu serves the guest's display; simulated domains
 // have none.
@@ -91,8 +85,9 @@ func RuntimeDirFor(dir string) string {
 	return filepath.Join("/run/virtflow", hex.EncodeToString(sum[:])[:12])
 }
 
-// Socket is the command socket path of the launcher in dir.
-func Socket(dir string) string { return filepath.Join(dir, SocketFile) }
+// Socket is the command socket path of the launcher in dir; it lives in
+// the short runtime directory, for the same reason as libvirt's sockets.
+func Socket(dir string) string { return filepath.Join(RuntimeDirFor(dir), SocketFile) }
 
 // WriteConfig stores cfg in its directory.
 func WriteConfig(cfg Config) error {

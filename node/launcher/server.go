@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/virtflow/virtflow/activities/libvirt"
@@ -17,6 +18,9 @@ import (
 // node agent) can reach.
 func serve(path string, l *launcher) (*http.Server, error) {
 	_ = os.Remove(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
+	}
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", path, err)

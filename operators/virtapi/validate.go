@@ -179,7 +179,27 @@ func ValidateVMSpec(spec *kubevirtv1.VirtualMachineSpec) []metav1.StatusCause {
 	if spec.Template == nil {
 		return append(causes, cause(f.Child("template"), "missing virtual machine template."))
 	}
-	return append(causes, ValidateVMISpec(f.Child("template", "spec"), &spec.Template.Spec)...)
+	tmpl := f.Child("template", "spec")
+	if spec.Instancetype == nil {
+		return append(causes, ValidateVMISpec(tmpl, &spec.Template.Spec)...)
+	}
+	// The instancetype owns CPU and memory: the template must leave them
+	// unset, and the VMI the VM starts is validated once they are applied.
+	causes = append(causes, validateNames(tmpl, &spec.Template.Spec)...)
+	causes = append(causes, validateDisks(tmpl, &spec.Template.Spec)...)
+	causes = append(causes, validateInterfaces(tmpl, &spec.Template.Spec)...)
+	return append(causes, instancetypeConflicts(tmpl, &spec.Template.Spec.Domain)...)
+}
+
+func instancetypeConflicts(f *field.Path, d *kubevirtv1.DomainSpec) []metav1.StatusCause {
+	var causes []metav1.StatusCause
+	if c := d.CPU; c != nil && (c.Sockets != 0 || c.Cores != 0 || c.Threads != 0) {
+		causes = append(causes, cause(f.Child("domain", "cpu"), "VM field(s) %s conflicts with selected instance type", f.Child("domain", "cpu")))
+	}
+	if d.Memory != nil && d.Memory.Guest != nil {
+		causes = append(causes, cause(f.Child("domain", "memory", "guest"), "VM field(s) %s conflicts with selected instance type", f.Child("domain", "memory", "guest")))
+	}
+	return causes
 }
 
 func validStrategy(s kubevirtv1.VirtualMachineRunStrategy) bool {

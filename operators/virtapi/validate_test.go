@@ -101,6 +101,14 @@ func TestValidateVMSpec(t *testing.T) {
 	bad.Domain.Memory = nil
 	causes := ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}})
 	require.Equal(t, "spec.template.spec.domain.resources.requests.memory", causes[0].Field, "template problems point into the template")
+
+	sized := &kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Instancetype: &kubevirtv1.InstancetypeMatcher{Name: "u1.small"},
+		Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}}
+	require.Empty(t, ValidateVMSpec(sized), "an instancetype provides the memory")
+	sized.Template.Spec.Domain.Memory = validSpec().Domain.Memory
+	conflict := ValidateVMSpec(sized)
+	require.Len(t, conflict, 1)
+	require.Equal(t, "VM field(s) spec.template.spec.domain.memory.guest conflicts with selected instance type", conflict[0].Message)
 }
 
 func TestDefaults(t *testing.T) {

@@ -1,0 +1,72 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/node/handler"
+)
+
+// TestVMTakesItsShapeFromAnInstancetypeAndPreference boots the test guest
+// from a VM that names a cluster instancetype and preference the way
+// `virtctl create vm` writes them; the qemu guest gets their CPUs and memory.
+// The namespace's long name makes the launcher's directory path longer
+// than a unix socket path may be, which the launcher must not trip over.
+func TestVMTakesItsShapeFromAnInstancetypeAndPreference(t *testing.T) {
+	node := nodeConfig(t)
+	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	ctx := context.Background()
+	cores := instancetypev1beta1.Cores
+	it := &instancetypev1beta1.VirtualMachineClusterInstancetype{ObjectMeta: metav1.ObjectMeta{Name: "it.small"},
+		Spec: instancetypev1beta1.VirtualMachineInstancetypeSpec{
+			CPU:    instancetypev1beta1.CPUInstancetype{Guest: 2},
+			Memory: instancetypev1beta1.MemoryInstancetype{Guest: resource.MustParse("320Mi")},
+		}}
+	pref := &instancetypev1beta1.VirtualMachineClusterPreference{ObjectMeta: metav1.ObjectMeta{Name: "it.cores"},
+		Spec: instancetypev1beta1.VirtualMachinePreferenceSpec{CPU: &instancetypev1beta1.CPUPreferences{PreferredCPUTopology: &cores}}}
+	for _, o := range []crclient.Object{it, pref} {
+		require.NoError(t, env.admin.Create(ctx, o))
+		defer env.admin.Delete(ctx, o)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "instancetypes-and-preferences-shape-this-vm"}}
+	require.NoError(t, env.admin.Create(ctx, ns))
+	vm := testGuestVM("vmshaped", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns.Name
+	vm.Spec.Template.Spec.Domain.Memory = nil
+	vm.Spec.Instancetype = &kubevirtv1.InstancetypeMatcher{Kind: "virtualmachineclusterinstancetype", Name: "it.small"}
+	vm.Spec.Preference = &kubevirtv1.PreferenceMatcher{Name: "it.cores"}
+	require.NoError(t, env.admin.Create(ctx, vm))
+	defer deleteVM(t, vm)
+
+	v := runningVMI(t, crclient.ObjectKeyFromObject(vm))
+	require.Equal(t, uint32(2), v.Spec.Domain.CPU.Cores, "the preference asks for cores")
+	require.Equal(t, "320Mi", v.Spec.Domain.Memory.Guest.String())
+	pods := &corev1.PodList{}
+	require.NoError(t, env.admin.List(ctx, pods, crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}))
+	require.Len(t, pods.Items, 1)
+	mem := pods.Items[0].Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]
+	require.Greater(t, mem.Value(), int64(320<<20), "the launcher pod requests the instancetype's memory plus overhead")
+
+	var cmdline string
+	require.Eventually(t, func() bool {
+		out, _ := exec.Command("pgrep", "-af", "guest="+ns.Name+"_vmshaped").Output()
+		cmdline = string(out)
+		return cmdline != ""
+	}, time.Minute, 200*time.Millisecond)
+	require.True(t, strings.Contains(cmdline, "-smp 2,sockets=1,dies=1,cores=2,threads=1"), "qemu runs 2 cores: %s", cmdline)
+	require.True(t, strings.Contains(cmdline, "-m size=327680k") || strings.Contains(cmdline, "-m 320"), "qemu gets 320Mi: %s", cmdline)
+}
