@@ -7,7 +7,8 @@ install:
 	./hack/install.sh
 
 up: install
-	$(GO) run ./cmd/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
+	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher
+	./bin/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
 
 test: install unit integration
 
@@ -29,4 +30,4 @@ generate:
 	$(GO) run ./cmd/crdgen
 
 build:
-	$(GO) build -o bin/virtflow ./cmd/virtflow
+	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/virtctl

@@ -37,3 +37,9 @@ go run ./cmd/virtflow prepare
 
 # The test guest (Debian cloud kernel + busybox initramfs + a small disk).
 ./hack/mkguest.sh >/dev/null
+
+# virtctl cross-built for hco's cli-download (linux, mac, windows × amd64,
+# arm64), and upstream KubeVirt's own virtctl, which the tests drive our API
+# with.
+./hack/virtctl-builds.sh >/dev/null
+./hack/upstream-virtctl.sh >/dev/null

@@ -32,7 +32,7 @@ func nodeConfig(t *testing.T) handler.Config {
 	return handler.Config{
 		NodeName: testNode, NodeIP: "127.0.0.1", Dir: dir, ImageStore: imageStore(t),
 		UID: 65534, GID: 65534, DomainType: domain.TCG,
-		LauncherCommand: []string{env.virtflowBin, "virt-launcher"},
+		LauncherCommand: []string{filepath.Join(env.dir, "virt-launcher")},
 	}
 }
 

@@ -42,8 +42,19 @@ func (p *Platform) nodeConfig() (handler.Config, error) {
 	return handler.Config{
 		NodeName: NodeName, NodeIP: "127.0.0.1", Dir: dir, ImageStore: ImageStore(p.opts.DataDir),
 		UID: nobody, GID: nobody, DomainType: handler.DetectDomainType(),
-		LauncherCommand: []string{self, "virt-launcher"},
+		LauncherCommand: launcherCommand(self),
 	}, nil
+}
+
+// launcherCommand prefers the standalone virt-launcher binary beside this
+// one (make up builds both): it links only the launcher, so each VM's
+// launcher process is a fraction of the all-in-one binary's memory.
+func launcherCommand(self string) []string {
+	standalone := filepath.Join(filepath.Dir(self), "virt-launcher")
+	if st, err := os.Stat(standalone); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return []string{standalone}
+	}
+	return []string{self, "virt-launcher"}
 }
 
 // TestGuestImage is the test guest's name in the image store.

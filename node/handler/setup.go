@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
@@ -37,7 +38,10 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		p, ok := o.(*corev1.Pod)
 		return ok && p.Spec.NodeName == cfg.NodeName
 	}))
+	// Several workers: starting a launcher and reporting a VMI each wait on
+	// processes and the API, and a node takes many VMs at once.
 	err = ctrl.NewControllerManagedBy(mgr).Named("virt-handler-pods-"+cfg.NodeName).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
 		For(&corev1.Pod{}, onNode).Complete(&podReconciler{c: mgr.GetClient(), cfg: cfg})
 	if err != nil {
 		return fmt.Errorf("setting up launcher pod runtime: %w", err)
@@ -47,6 +51,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		return ok && v.Status.NodeName == cfg.NodeName
 	}))
 	err = ctrl.NewControllerManagedBy(mgr).Named("virt-handler-vmis-"+cfg.NodeName).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
 		For(&kubevirtv1.VirtualMachineInstance{}, vmiOnNode).Complete(&vmiReconciler{c: mgr.GetClient(), cfg: cfg})
 	if err != nil {
 		return fmt.Errorf("setting up VMI reporting: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,7 +87,10 @@ func (d *Daemon) waitSocket(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		if _, err := os.Stat(d.sock); err == nil {
+		// The socket file exists a moment before libvirtd listens on it;
+		// only a successful connection means it is ready.
+		if c, err := net.Dial("unix", d.sock); err == nil {
+			c.Close()
 			return nil
 		}
 		select {

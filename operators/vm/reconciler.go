@@ -17,6 +17,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 )
 
 // Reconciler reconciles VirtualMachines.
@@ -215,8 +216,11 @@ func setReady(vm *kubevirtv1.VirtualMachine, failure string) {
 	})
 }
 
-// SetupWithManager watches VMs and the VMIs they own.
+// SetupWithManager watches VMs and the VMIs they own. Several workers, as
+// upstream's virt-controller runs: a burst of VMs must not queue behind
+// one API round trip each.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("virtualmachine").
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		For(&kubevirtv1.VirtualMachine{}).Owns(&kubevirtv1.VirtualMachineInstance{}).Complete(r)
 }

@@ -17,6 +17,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
@@ -163,8 +164,10 @@ func SetCondition(vmi *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.Virtual
 	})
 }
 
-// SetupWithManager watches VMIs and their launcher pods.
+// SetupWithManager watches VMIs and their launcher pods, with several
+// workers so a burst of VMIs gets its pods in parallel.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("virtualmachineinstance").
+		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
 		For(&kubevirtv1.VirtualMachineInstance{}).Owns(&corev1.Pod{}).Complete(r)
 }
