@@ -1,5 +1,6 @@
 // Package binaries builds the pinned upstream control-plane binaries (etcd,
-// kube-apiserver, kube-controller-manager, kube-scheduler) from the tools
+// kube-apiserver, kube-controller-manager, kube-scheduler, and kubectl for
+// people) from the tools
 // module once, into a cache directory keyed by their versions, and reuses
 // them on every later start.
 package binaries
@@ -20,6 +21,8 @@ var Packages = map[string]string{
 	"kube-apiserver":          "k8s.io/kubernetes/cmd/kube-apiserver",
 	"kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager",
 	"kube-scheduler":          "k8s.io/kubernetes/cmd/kube-scheduler",
+	// kubectl is for people (the README's walk-through), not the platform.
+	"kubectl": "k8s.io/kubernetes/cmd/kubectl",
 }
 
 // DefaultCacheRoot is where builds are kept across checkouts:
@@ -34,7 +37,7 @@ func DefaultCacheRoot() string {
 	return filepath.Join(os.TempDir(), "virtflow-cache")
 }
 
-// Ensure returns a directory holding all four binaries, building the missing
+// Ensure returns a directory holding all five binaries, building the missing
 // ones from toolsDir (the tools/k8s module) first. progress receives one line
 // per step so a first, minutes-long build is not silent.
 func Ensure(ctx context.Context, toolsDir, cacheRoot string, progress func(string)) (string, error) {
@@ -61,7 +64,7 @@ func Ensure(ctx context.Context, toolsDir, cacheRoot string, progress func(strin
 
 func missingBinaries(binDir string) []string {
 	var missing []string
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"} {
 		if st, err := os.Stat(filepath.Join(binDir, name)); err != nil || st.Mode()&0o111 == 0 {
 			missing = append(missing, name)
 		}
