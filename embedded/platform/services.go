@@ -146,6 +146,13 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		return errors.New("controller manager caches did not sync")
 	}
+	return s.startServing(ctx, mctx, cfg, mgr, restCfg)
+}
+
+// startServing starts what serves others once the manager's caches are
+// warm: webhooks, virt-api, cli-download and the Temporal worker.
+func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, mgr ctrl.Manager, restCfg *rest.Config) error {
+	var err error
 	if s.webhooks != nil {
 		if err := s.webhooks.register(ctx, mgr.GetClient()); err != nil {
 			return err
@@ -163,7 +170,7 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		}
 	}
 	if !cfg.SkipWorker {
-		direct, err := crclient.New(restCfg, crclient.Options{Scheme: scheme})
+		direct, err := crclient.New(restCfg, crclient.Options{Scheme: mgr.GetScheme()})
 		if err != nil {
 			return fmt.Errorf("creating worker kubernetes client: %w", err)
 		}
