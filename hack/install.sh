@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   pkg-config libvirt-dev libvirt-daemon-system libvirt-clients
   qemu-system-x86 qemu-utils nbdkit busybox-static cpio socat bridge-utils iproute2
-  genisoimage e2fsprogs gzip xz-utils
+  genisoimage e2fsprogs gzip xz-utils curl
 )
 
 missing=()

@@ -50,6 +50,7 @@ func TestBench(t *testing.T) {
 	rows = append(rows, bench.singleVM(qemuNode, runs)...)
 	rows = append(rows, bench.massCreate(simNode, envInt("BENCH_SIMULATED_VMS", 100)))
 	rows = append(rows, bench.massCreate(qemuNode, envInt("BENCH_QEMU_VMS", 10)))
+	rows = append(rows, bench.importRow())
 	printTable(rows)
 }
 
