@@ -34,7 +34,7 @@ func (b *bencher) importRow() benchRow {
 
 	ours := time.Now()
 	mode := storage.CacheModeFor(dir)
-	_, err := storage.ImportHTTP(context.Background(), srv.URL+"/src.qcow2", filepath.Join(dir, "ours.img"), mode, nil)
+	_, err := storage.ImportHTTP(context.Background(), srv.URL+"/src.qcow2", filepath.Join(dir, "ours.img"), storage.ImportOptions{Cache: mode})
 	require.NoError(b.t, err)
 	took := time.Since(ours)
 

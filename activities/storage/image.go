@@ -169,9 +169,22 @@ func (e *HTTPExport) Close() {
 	_ = os.RemoveAll(e.dir)
 }
 
+// ImportOptions tune an import.
+type ImportOptions struct {
+	// Cache is qemu-img's destination cache mode (see CacheModeFor).
+	Cache string
+	// Size is the target's usable size in bytes: an image whose virtual
+	// size exceeds it is refused before anything is written, and a smaller
+	// one is grown to it, as CDI resizes to the requested size. 0 leaves
+	// the image at its virtual size.
+	Size int64
+	// Progress receives the percentage written.
+	Progress Progress
+}
+
 // ImportHTTP writes the image at url into dst as raw: raw, qcow2 or iso,
 // any of them gz- or xz-compressed, told apart by content, not by name.
-func ImportHTTP(ctx context.Context, url, dst, cache string, progress Progress) (ImageInfo, error) {
+func ImportHTTP(ctx context.Context, url, dst string, opts ImportOptions) (ImageInfo, error) {
 	compression, err := probeHTTP(ctx, url)
 	if err != nil {
 		return ImageInfo{}, err
@@ -185,7 +198,41 @@ func ImportHTTP(ctx context.Context, url, dst, cache string, progress Progress) 
 	if err != nil {
 		return info, err
 	}
-	return info, WriteRaw(ctx, exp.URI(), info.Format, dst, cache, progress)
+	if err := CheckFits(info, opts.Size); err != nil {
+		return info, err
+	}
+	if err := WriteRaw(ctx, exp.URI(), info.Format, dst, opts.Cache, opts.Progress); err != nil {
+		return info, err
+	}
+	return info, GrowRaw(ctx, dst, opts.Size)
+}
+
+// ErrTargetTooSmall marks a target that cannot hold the image.
+var ErrTargetTooSmall = errors.New("target too small")
+
+// CheckFits refuses an image larger than the target, with CDI's message.
+func CheckFits(info ImageInfo, available int64) error {
+	if available > 0 && info.VirtualSize > available {
+		return fmt.Errorf("%w: Virtual image size %d is larger than the reported available storage %d. A larger PVC is required.",
+			ErrTargetTooSmall, info.VirtualSize, available)
+	}
+	return nil
+}
+
+// GrowRaw extends a raw image to size (sparse); it never shrinks one.
+func GrowRaw(ctx context.Context, path string, size int64) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("reading size of %s: %w", path, err)
+	}
+	if size <= st.Size() {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, "qemu-img", "resize", "-q", "-f", "raw", path, strconv.FormatInt(size, 10)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("resizing %s to %d bytes: %w: %s", path, size, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // probeHTTP reads the source's first bytes: it says why a source cannot be

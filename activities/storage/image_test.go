@@ -48,7 +48,7 @@ func TestImportHTTPWritesRawFromEverySupportedFormat(t *testing.T) {
 	for name, format := range formats {
 		dst := filepath.Join(t.TempDir(), "disk.img")
 		var seen []float64
-		info, err := ImportHTTP(context.Background(), srv.URL+"/"+name, dst, "writeback", func(p float64) { seen = append(seen, p) })
+		info, err := ImportHTTP(context.Background(), srv.URL+"/"+name, dst, ImportOptions{Cache: "writeback", Progress: func(p float64) { seen = append(seen, p) }})
 		require.NoError(t, err, name)
 		require.Equal(t, format, info.Format, name)
 		require.Equal(t, int64(len(raw)), info.VirtualSize)
@@ -61,12 +61,29 @@ func TestImportHTTPWritesRawFromEverySupportedFormat(t *testing.T) {
 	iso, err := os.ReadFile(filepath.Join(dir, "disk.iso"))
 	require.NoError(t, err)
 	dst := filepath.Join(t.TempDir(), "iso.img")
-	info, err := ImportHTTP(context.Background(), srv.URL+"/disk.iso", dst, "writeback", nil)
+	info, err := ImportHTTP(context.Background(), srv.URL+"/disk.iso", dst, ImportOptions{Cache: "writeback"})
 	require.NoError(t, err)
 	require.Equal(t, "raw", info.Format, "an ISO is imported as it is")
 	got, err := os.ReadFile(dst)
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(iso, got))
+}
+
+func TestImportGrowsTheDiskToTheRequestedSize(t *testing.T) {
+	dir, raw := sourceImages(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	dst := filepath.Join(t.TempDir(), "disk.img")
+	_, err := ImportHTTP(context.Background(), srv.URL+"/qcow2-gz", dst, ImportOptions{Cache: "writeback", Size: 64 << 20})
+	require.NoError(t, err)
+	got, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	require.Len(t, got, 64<<20, "grown to the requested size")
+	require.True(t, bytes.Equal(raw, got[:len(raw)]), "the image's data is kept")
+	require.NoError(t, GrowRaw(context.Background(), dst, 1<<20), "never shrinks")
+	st, err := os.Stat(dst)
+	require.NoError(t, err)
+	require.Equal(t, int64(64<<20), st.Size())
 }
 
 func TestCompressionIsToldByContent(t *testing.T) {
@@ -83,11 +100,14 @@ func TestImportHTTPSaysWhyItCannot(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	dst := filepath.Join(t.TempDir(), "disk.img")
-	_, err := ImportHTTP(context.Background(), srv.URL+"/missing.qcow2", dst, "writeback", nil)
+	_, err := ImportHTTP(context.Background(), srv.URL+"/missing.qcow2", dst, ImportOptions{Cache: "writeback"})
 	require.ErrorContains(t, err, "unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found")
-	_, err = ImportHTTP(context.Background(), srv.URL+"/disk.vmdk", dst, "writeback", nil)
+	_, err = ImportHTTP(context.Background(), srv.URL+"/disk.vmdk", dst, ImportOptions{Cache: "writeback"})
 	require.ErrorIs(t, err, ErrUnsupportedImage)
 	require.ErrorContains(t, err, "is vmdk; raw and qcow2 are supported")
+	_, err = ImportHTTP(context.Background(), srv.URL+"/disk.qcow2", dst, ImportOptions{Cache: "writeback", Size: 1 << 20})
+	require.ErrorIs(t, err, ErrTargetTooSmall)
+	require.ErrorContains(t, err, "Virtual image size 4194304 is larger than the reported available storage 1048576. A larger PVC is required.")
 	_, err = os.Stat(dst)
 	require.True(t, os.IsNotExist(err), "nothing is written from an unsupported source")
 }
