@@ -93,8 +93,6 @@ func TestCompressionIsToldByContent(t *testing.T) {
 	require.Equal(t, "", compressionOf(nil))
 }
 
-
-
 func TestImportHTTPSaysWhyItCannot(t *testing.T) {
 	dir, _ := sourceImages(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
