@@ -40,7 +40,13 @@ func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMa
 // reportDevices fills status.interfaces and the LiveMigratable condition
 // of a running VMI. IP addresses are left out: only a guest agent could
 // tell them, and the test guest runs none.
+//
+// Both follow from the spec and from claims whose access modes cannot
+// change, so they are computed once, not on every status poll.
 func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.VirtualMachineInstance) {
+	if hasCondition(v, kubevirtv1.VirtualMachineInstanceIsMigratable) {
+		return
+	}
 	ifaces := make([]kubevirtv1.VirtualMachineInstanceNetworkInterface, 0, len(v.Spec.Domain.Devices.Interfaces))
 	for _, iface := range v.Spec.Domain.Devices.Interfaces {
 		ifaces = append(ifaces, kubevirtv1.VirtualMachineInstanceNetworkInterface{
@@ -56,4 +62,13 @@ func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.Virtual
 		return pvc.Spec.AccessModes, nil
 	})
 	vmi.SetCondition(v, cond.Type, cond.Status, cond.Reason, cond.Message)
+}
+
+func hasCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) bool {
+	for _, c := range v.Status.Conditions {
+		if c.Type == typ {
+			return true
+		}
+	}
+	return false
 }

@@ -35,35 +35,31 @@ func NewClient(dir string) *Client {
 // Status returns the domain's current status.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var st Status
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://launcher/v1/status", nil)
-	if err != nil {
-		return st, err
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return st, fmt.Errorf("asking launcher at %s for status: %w", c.socket, err)
-	}
-	defer resp.Body.Close()
-	return st, json.NewDecoder(resp.Body).Decode(&st)
+	return st, c.getJSON(ctx, "status", &st)
 }
 
 // GuestInfo asks the guest agent, through the launcher, about the guest.
 func (c *Client) GuestInfo(ctx context.Context) (libvirt.GuestInfo, error) {
 	var gi libvirt.GuestInfo
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://launcher/v1/guestinfo", nil)
+	return gi, c.getJSON(ctx, "guestinfo", &gi)
+}
+
+// getJSON decodes GET /v1/<what>; a refusal's body is the error.
+func (c *Client) getJSON(ctx context.Context, what string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://launcher/v1/"+what, nil)
 	if err != nil {
-		return gi, err
+		return err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return gi, fmt.Errorf("asking launcher at %s for guest info: %w", c.socket, err)
+		return fmt.Errorf("asking launcher at %s for %s: %w", c.socket, what, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(resp.Body)
-		return gi, errors.New(strings.TrimSpace(string(msg)))
+		return errors.New(strings.TrimSpace(string(msg)))
 	}
-	return gi, json.NewDecoder(resp.Body).Decode(&gi)
+	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // Command sends pause, unpause, shutdown or destroy.

@@ -60,9 +60,10 @@ const (
 func (cfg Config) runtimeDir() string { return RuntimeDirFor(cfg.Dir) }
 
 // vncSocket is where qemu serves the guest's display; simulated domains
-// have none.
+// and VMIs without a graphics device have none.
 func (cfg Config) vncSocket() string {
-	if cfg.DomainType == domain.Simulated {
+	a := cfg.VMI.Spec.Domain.Devices.AutoattachGraphicsDevice
+	if cfg.DomainType == domain.Simulated || (a != nil && !*a) {
 		return ""
 	}
 	return filepath.Join(cfg.runtimeDir(), "vnc.sock")

@@ -80,10 +80,6 @@ func (l *launcher) vnc(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "No graphics devices are present.", http.StatusConflict)
 		return
 	}
-	if a := l.cfg.VMI.Spec.Domain.Devices.AutoattachGraphicsDevice; a != nil && !*a {
-		http.Error(w, "No graphics devices are present.", http.StatusConflict)
-		return
-	}
 	conn, err := (&net.Dialer{}).DialContext(r.Context(), "unix", path)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("connecting to the VNC display: %v", err), http.StatusConflict)

@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/activities/libvirt"
@@ -24,34 +21,18 @@ type GuestInfoReader interface {
 // GuestOSInfo asks the VMI's guest agent through its node agent, refusing
 // as upstream does when the VMI is not running or has no agent connected.
 func (n *NodeAgents) GuestOSInfo(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstanceGuestAgentInfo, error) {
-	vmi := &kubevirtv1.VirtualMachineInstance{}
-	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
-		return nil, &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
-	}
-	if vmi.Status.Phase != kubevirtv1.Running {
-		return nil, conflict("VMI is not running")
+	vmi, err := n.runningVMI(ctx, ns, name)
+	if err != nil {
+		return nil, err
 	}
 	if !hasCondition(vmi, kubevirtv1.VirtualMachineInstanceAgentConnected) {
 		return nil, conflict("VMI does not have guest agent connected")
 	}
-	url, token, err := n.endpoint(ctx, vmi.Status.NodeName)
+	resp, err := n.agentRequest(ctx, vmi, http.MethodGet, "guestinfo", http.StatusOK)
 	if err != nil {
 		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/namespaces/%s/virtualmachineinstances/%s/guestinfo", url, ns, name), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := n.httpClient().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(resp.Body)
-		return nil, conflict("%s", strings.TrimSpace(string(msg)))
-	}
 	var gi libvirt.GuestInfo
 	if err := json.NewDecoder(resp.Body).Decode(&gi); err != nil {
 		return nil, fmt.Errorf("decoding guest info of %s: %w", name, err)

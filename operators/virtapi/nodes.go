@@ -28,12 +28,9 @@ type NodeAgents struct {
 
 // VMICommand sends verb to the launcher of the VMI through its node agent.
 func (n *NodeAgents) VMICommand(ctx context.Context, ns, name, verb string) error {
-	vmi := &kubevirtv1.VirtualMachineInstance{}
-	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
-		return &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
-	}
-	if vmi.Status.Phase != kubevirtv1.Running {
-		return conflict("VMI is not running")
+	vmi, err := n.runningVMI(ctx, ns, name)
+	if err != nil {
+		return err
 	}
 	paused := hasCondition(vmi, kubevirtv1.VirtualMachineInstancePaused)
 	if verb == "pause" && paused {
@@ -42,25 +39,50 @@ func (n *NodeAgents) VMICommand(ctx context.Context, ns, name, verb string) erro
 	if verb == "unpause" && !paused {
 		return conflict("VMI is not paused")
 	}
-	url, token, err := n.endpoint(ctx, vmi.Status.NodeName)
+	resp, err := n.agentRequest(ctx, vmi, http.MethodPut, verb, http.StatusNoContent)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, fmt.Sprintf("%s/v1/namespaces/%s/virtualmachineinstances/%s/%s", url, ns, name, verb), nil)
+	return resp.Body.Close()
+}
+
+// runningVMI reads the VMI, refusing as upstream does when it is missing
+// or not running.
+func (n *NodeAgents) runningVMI(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstance, error) {
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
+		return nil, &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
+	}
+	if vmi.Status.Phase != kubevirtv1.Running {
+		return nil, conflict("VMI is not running")
+	}
+	return vmi, nil
+}
+
+// agentRequest calls the VMI's node agent at .../<suffix>; an answer
+// other than want is a conflict carrying the agent's message. The caller
+// closes the body.
+func (n *NodeAgents) agentRequest(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, method, suffix string, want int) (*http.Response, error) {
+	url, token, err := n.endpoint(ctx, vmi.Status.NodeName)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	path := fmt.Sprintf("%s/v1/namespaces/%s/virtualmachineinstances/%s/%s", url, vmi.Namespace, vmi.Name, suffix)
+	req, err := http.NewRequestWithContext(ctx, method, path, nil)
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := n.httpClient().Do(req)
 	if err != nil {
-		return fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
+		return nil, fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
+	if resp.StatusCode != want {
 		msg, _ := io.ReadAll(resp.Body)
-		return conflict("%s", strings.TrimSpace(string(msg)))
+		resp.Body.Close()
+		return nil, conflict("%s", strings.TrimSpace(string(msg)))
 	}
-	return nil
+	return resp, nil
 }
 
 func (n *NodeAgents) endpoint(ctx context.Context, nodeName string) (string, string, error) {
