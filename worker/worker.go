@@ -8,6 +8,8 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcoacts "github.com/virtflow/virtflow/activities/hco"
+	"github.com/virtflow/virtflow/activities/storage"
+	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 )
 
@@ -22,5 +24,17 @@ const DefaultNamespace = "virtflow"
 func NewControl(c client.Client, kube crclient.Client) sdkworker.Worker {
 	w := sdkworker.New(c, ControlTaskQueue, sdkworker.Options{})
 	hcowf.Register(w, &hcoacts.Activities{Client: kube})
+	cdiwf.RegisterWorkflows(w)
+	return w
+}
+
+// NodeTaskQueue is the task queue of a node's worker.
+func NodeTaskQueue(node string) string { return cdiwf.NodeTaskQueue(node) }
+
+// NewNode returns the worker of one node: the node-local disk activities
+// of imports, run where the volume is.
+func NewNode(c client.Client, node string, kube crclient.Client) sdkworker.Worker {
+	w := sdkworker.New(c, cdiwf.NodeTaskQueue(node), sdkworker.Options{})
+	cdiwf.RegisterNodeActivities(w, &storage.Activities{Client: kube})
 	return w
 }

@@ -102,7 +102,7 @@ func TestImportHTTPSaysWhyItCannot(t *testing.T) {
 	require.ErrorContains(t, err, "unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found")
 	_, err = ImportHTTP(context.Background(), srv.URL+"/disk.vmdk", dst, ImportOptions{Cache: "writeback"})
 	require.ErrorIs(t, err, ErrUnsupportedImage)
-	require.ErrorContains(t, err, "is vmdk; raw and qcow2 are supported")
+	require.ErrorContains(t, err, "the source is a vmdk image; raw and qcow2 are supported")
 	_, err = ImportHTTP(context.Background(), srv.URL+"/disk.qcow2", dst, ImportOptions{Cache: "writeback", Size: 1 << 20})
 	require.ErrorIs(t, err, ErrTargetTooSmall)
 	require.ErrorContains(t, err, "Virtual image size 4194304 is larger than the reported available storage 1048576. A larger PVC is required.")

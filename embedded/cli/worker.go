@@ -19,6 +19,7 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the virtflow identity")
 	address := fs.String("temporal-address", "127.0.0.1:7233", "Temporal frontend host:port")
 	namespace := fs.String("temporal-namespace", worker.DefaultNamespace, "Temporal namespace")
+	node := fs.String("node", "", "run the node-local worker of this node instead of the control worker")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,11 +41,14 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("connecting to temporal at %s: %w", *address, err)
 	}
 	defer tc.Close()
-	w := worker.NewControl(tc, kc)
+	w, queue := worker.NewControl(tc, kc), worker.ControlTaskQueue
+	if *node != "" {
+		w, queue = worker.NewNode(tc, *node, kc), worker.NodeTaskQueue(*node)
+	}
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
 	}
-	fmt.Fprintf(out, "worker polling %s on %s\n", worker.ControlTaskQueue, *address)
+	fmt.Fprintf(out, "worker polling %s on %s\n", queue, *address)
 	<-ctx.Done()
 	w.Stop()
 	return nil

@@ -11,13 +11,16 @@ import (
 
 	"github.com/virtflow/virtflow/embedded/components"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/node/hostpath"
 	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/networkaddons"
 	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/operators/storageprofile"
 	"github.com/virtflow/virtflow/operators/vm"
 	"github.com/virtflow/virtflow/operators/vmi"
 	"github.com/virtflow/virtflow/worker"
@@ -98,11 +101,33 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 		if err := vmr.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller VM controller: %w", err)
 		}
+		if err := s.registerCDI(mgr); err != nil {
+			return err
+		}
 	}
 	for _, n := range cfg.Nodes {
 		if err := handler.Setup(mgr, n); err != nil {
 			return err
 		}
+		hp := hostpath.Config{NodeName: n.NodeName, HostRoot: n.StorageRoot(), Version: Version}
+		if err := hostpath.Setup(mgr, hp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerCDI adds the DataVolume and StorageProfile controllers.
+func (s *Services) registerCDI(mgr ctrl.Manager) error {
+	dv := &datavolume.Reconciler{
+		Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
+		Recorder: mgr.GetEventRecorderFor("datavolume-controller"),
+	}
+	if err := dv.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&storageprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up StorageProfile controller: %w", err)
 	}
 	return nil
 }

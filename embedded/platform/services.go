@@ -46,6 +46,9 @@ type ServicesConfig struct {
 	SkipComponentOperators bool
 	// SkipWorker leaves out the Temporal worker (it can run as its own process).
 	SkipWorker bool
+	// SkipNodeWorkers leaves out the node-local workers of Nodes (each can
+	// run as its own process: virtflow worker --node NAME).
+	SkipNodeWorkers bool
 	// Log receives operator and worker logs; nil means stderr.
 	Log io.Writer
 	// MetricsAddress serves Prometheus metrics; empty turns them off.
@@ -66,6 +69,7 @@ type Services struct {
 	mgrDone  chan error
 	temporal client.Client
 	worker   sdkworker.Worker
+	nodeWork []sdkworker.Worker
 	runtime  *components.Runtime
 	webhooks *webhookSet
 	stopOnce sync.Once
@@ -169,15 +173,29 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 			return err
 		}
 	}
+	return s.startWorkers(cfg, mgr, restCfg)
+}
+
+func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *rest.Config) error {
+	direct, err := crclient.New(restCfg, crclient.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return fmt.Errorf("creating worker kubernetes client: %w", err)
+	}
 	if !cfg.SkipWorker {
-		direct, err := crclient.New(restCfg, crclient.Options{Scheme: mgr.GetScheme()})
-		if err != nil {
-			return fmt.Errorf("creating worker kubernetes client: %w", err)
-		}
 		s.worker = worker.NewControl(s.temporal, direct)
 		if err := s.worker.Start(); err != nil {
 			return fmt.Errorf("starting temporal worker: %w", err)
 		}
+	}
+	if cfg.SkipNodeWorkers {
+		return nil
+	}
+	for _, n := range cfg.Nodes {
+		w := worker.NewNode(s.temporal, n.NodeName, direct)
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("starting node worker of %s: %w", n.NodeName, err)
+		}
+		s.nodeWork = append(s.nodeWork, w)
 	}
 	return nil
 }
@@ -193,6 +211,9 @@ func (s *Services) stop() error {
 	var errs []error
 	if s.worker != nil {
 		s.worker.Stop()
+	}
+	for _, w := range s.nodeWork {
+		w.Stop()
 	}
 	if s.cancel != nil {
 		s.cancel()

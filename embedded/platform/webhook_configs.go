@@ -7,6 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/operators/virtapi"
 )
@@ -49,7 +50,8 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 		hooks = append(hooks,
 			hook("virtualmachine-validator.kubevirt.io", virtapi.VMValidatePath, rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
 			hook("virtualmachineinstances-create-validator.kubevirt.io", virtapi.VMIValidatePath,
-				rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)))
+				rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
+			hook("datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath, rules("cdi.kubevirt.io", "v1beta1", "datavolumes", createUpd...)))
 	}
 	return hooks
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/operators/virtapi"
 	"github.com/virtflow/virtflow/operators/webhookcert"
@@ -69,6 +70,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 		w.server.Register(virtapi.VMIValidatePath, &webhook.Admission{Handler: &virtapi.VMIValidator{Decoder: dec}})
 		w.server.Register(virtapi.VMMutatePath, &webhook.Admission{Handler: &virtapi.VMMutator{Decoder: dec}})
 		w.server.Register(virtapi.VMIMutatePath, &webhook.Admission{Handler: &virtapi.VMIMutator{Decoder: dec}})
+		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec}})
 	}
 	if !hcoHooks {
 		return

@@ -2,11 +2,13 @@ package handler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/node/launcher"
@@ -34,6 +36,33 @@ func resolveClaims(ctx context.Context, c client.Client, vmi *kubevirtv1.Virtual
 		out[name] = p
 	}
 	return out, nil
+}
+
+// binderLabel marks a DataVolume's binder pod (see operators/datavolume).
+const binderLabel = "cdi.kubevirt.io/binder-for"
+
+// errVolumesNotReady holds a launcher until its DataVolumes are filled:
+// the scheduler placed the pod (which bound its claims), and the import
+// into them runs on this node now.
+var errVolumesNotReady = errors.New("waiting for DataVolumes to be populated")
+
+func dataVolumesReady(ctx context.Context, c client.Client, vmi *kubevirtv1.VirtualMachineInstance) error {
+	for _, v := range vmi.Spec.Volumes {
+		if v.DataVolume == nil {
+			continue
+		}
+		dv := &cdiv1.DataVolume{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: vmi.Namespace, Name: v.DataVolume.Name}, dv); err != nil {
+			return fmt.Errorf("reading DataVolume %s: %w", v.DataVolume.Name, err)
+		}
+		if dv.Status.Phase == cdiv1.Failed {
+			return fmt.Errorf("DataVolume %s failed", dv.Name)
+		}
+		if dv.Status.Phase != cdiv1.Succeeded {
+			return errVolumesNotReady
+		}
+	}
+	return nil
 }
 
 func claimPath(ctx context.Context, c client.Client, ns, name string) (launcher.PVCPath, error) {

@@ -37,6 +37,17 @@ type Config struct {
 	// Namespace is the install namespace, where the agent publishes its
 	// API token for virt-api.
 	Namespace string
+	// HostRoot prefixes hostpath storage pool paths; Dir/host when empty,
+	// so nodes sharing one machine keep separate pools.
+	HostRoot string
+}
+
+// StorageRoot is where this node's hostpath storage pools live.
+func (c Config) StorageRoot() string {
+	if c.HostRoot != "" {
+		return c.HostRoot
+	}
+	return filepath.Join(c.Dir, "host")
 }
 
 // DetectDomainType returns kvm only where /dev/kvm exists and the CPU

@@ -38,6 +38,10 @@ func (r *podReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	dir := r.cfg.podDir(pod.Namespace, pod.Name)
+	if _, binder := pod.Labels[binderLabel]; binder {
+		// A DataVolume's binder pod only exists to be scheduled.
+		return ctrl.Result{}, nil
+	}
 	if pod.Labels[kubevirtv1.AppLabel] != "virt-launcher" {
 		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodFailed, "virtflow's node agent runs only virt-launcher pods")
 	}
@@ -60,7 +64,9 @@ func (r *podReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		reapOrphans(dir)
 		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodFailed, LauncherDiedMessage)
 	}
-	if err := r.launch(ctx, pod, dir); err != nil {
+	if err := r.launch(ctx, pod, dir); errors.Is(err, errVolumesNotReady) {
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
+	} else if err != nil {
 		return ctrl.Result{}, r.setPhase(ctx, pod, corev1.PodFailed, err.Error())
 	}
 	return ctrl.Result{RequeueAfter: 2 * time.Second}, r.setRunning(ctx, pod)
@@ -71,6 +77,9 @@ func (r *podReconciler) launch(ctx context.Context, pod *corev1.Pod, dir string)
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Annotations[kubevirtv1.DomainAnnotation]}
 	if err := r.c.Get(ctx, key, vmi); err != nil {
 		return fmt.Errorf("reading VirtualMachineInstance %s: %w", key, err)
+	}
+	if err := dataVolumesReady(ctx, r.c, vmi); err != nil {
+		return err
 	}
 	paths, err := resolveClaims(ctx, r.c, vmi)
 	if err != nil {

@@ -46,6 +46,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	var res ctrl.Result
 	if vm.DeletionTimestamp == nil {
+		if err := r.ensureDataVolumes(ctx, vm); err != nil {
+			return ctrl.Result{}, r.writeStatus(ctx, vm, vmi, err.Error())
+		}
 		a := decide(strategy, vmi, pending)
 		if wait := backingOff(vm); a == create && wait > 0 {
 			a, res = keep, ctrl.Result{RequeueAfter: wait}

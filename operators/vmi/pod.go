@@ -69,8 +69,31 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
 					corev1.ResourceMemory: mem, corev1.ResourceCPU: cpu,
 				}},
 			}},
+			Volumes: claimVolumes(vmi),
 		},
 	}, nil
+}
+
+// claimVolumes lists the VMI's claims (PVCs and DataVolumes' PVCs) in the
+// pod, so the scheduler binds WaitForFirstConsumer claims to the pod's node
+// and places the pod where its volumes are.
+func claimVolumes(vmi *kubevirtv1.VirtualMachineInstance) []corev1.Volume {
+	var out []corev1.Volume
+	for _, v := range vmi.Spec.Volumes {
+		claim := ""
+		switch {
+		case v.PersistentVolumeClaim != nil:
+			claim = v.PersistentVolumeClaim.ClaimName
+		case v.DataVolume != nil:
+			claim = v.DataVolume.Name
+		default:
+			continue
+		}
+		out = append(out, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+		}})
+	}
+	return out
 }
 
 // podMemory is the guest memory plus the launcher's overhead.

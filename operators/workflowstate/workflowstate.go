@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Client is the part of the Temporal client reconcilers use.
@@ -44,6 +46,39 @@ type State struct {
 	Phase Phase
 	// Message explains a failure in the workflow's own words.
 	Message string
+	// Activities are the execution's pending activities.
+	Activities []PendingActivity
+}
+
+// PendingActivity is a running or retrying activity: its retry count, why
+// its last attempt failed, and its last heartbeat.
+type PendingActivity struct {
+	Type        string
+	Attempt     int32
+	LastFailure string
+	heartbeat   *commonpb.Payloads
+}
+
+// Heartbeat decodes the activity's last heartbeat into v; false when it
+// has not heartbeated yet.
+func (p PendingActivity) Heartbeat(v any) (bool, error) {
+	if p.heartbeat == nil || len(p.heartbeat.GetPayloads()) == 0 {
+		return false, nil
+	}
+	if err := converter.GetDefaultDataConverter().FromPayloads(p.heartbeat, v); err != nil {
+		return false, fmt.Errorf("decoding heartbeat of %s: %w", p.Type, err)
+	}
+	return true, nil
+}
+
+// Activity returns the pending activity of the given type, if any.
+func (s State) Activity(activityType string) (PendingActivity, bool) {
+	for _, a := range s.Activities {
+		if a.Type == activityType {
+			return a, true
+		}
+	}
+	return PendingActivity{}, false
 }
 
 // Describe reads the execution with the given ID.
@@ -63,6 +98,12 @@ func Describe(ctx context.Context, c Client, id string, memoKey string, progress
 		}
 	}
 	st := State{Phase: phaseOf(info.GetStatus())}
+	for _, a := range resp.GetPendingActivities() {
+		st.Activities = append(st.Activities, PendingActivity{
+			Type: a.GetActivityType().GetName(), Attempt: a.GetAttempt(),
+			LastFailure: a.GetLastFailure().GetMessage(), heartbeat: a.GetHeartbeatDetails(),
+		})
+	}
 	if st.Phase == Failed {
 		st.Message = failureMessage(ctx, c, id)
 	}
@@ -83,14 +124,24 @@ func phaseOf(s enumspb.WorkflowExecutionStatus) Phase {
 }
 
 // failureMessage fetches why a closed run failed; the describe response does
-// not carry the failure, the close event does.
+// not carry the failure, the close event does. The deepest application
+// error's own message is the reason a user needs, without the chain of
+// workflow and activity wrappers around it.
 func failureMessage(ctx context.Context, c Client, id string) string {
 	err := c.GetWorkflow(ctx, id, "").Get(ctx, nil)
 	if err == nil {
 		return "workflow closed without an error"
 	}
-	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
+	msg := ""
+	for u := err; u != nil; u = errors.Unwrap(u) {
+		var app *temporal.ApplicationError
+		if errors.As(u, &app) && app == u {
+			msg = app.Message()
+		}
 		err = u
+	}
+	if msg != "" {
+		return msg
 	}
 	return err.Error()
 }

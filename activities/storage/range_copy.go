@@ -1,0 +1,136 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Chunk bounds of a resumable copy. The first chunk is small so a slow
+// source checkpoints early; later chunks are sized from the measured rate
+// so each takes about CopyOptions.ChunkTime, which keeps qemu-img restarts
+// rare on a fast source.
+const (
+	minChunk = 64 << 20
+	maxChunk = 16 << 30
+)
+
+// CopyOptions tune a resumable copy.
+type CopyOptions struct {
+	// Cache is qemu-img's destination cache mode (see CacheModeFor).
+	Cache string
+	// From is where an earlier attempt's last checkpoint left off.
+	From int64
+	// Checkpoint is called after each chunk is written, with the offset up
+	// to which the target is complete.
+	Checkpoint func(offset int64)
+	// Progress receives the bytes (of the virtual size) written so far.
+	Progress func(done int64)
+	// ChunkTime is the wanted duration of one chunk; 3 s when zero.
+	ChunkTime time.Duration
+}
+
+// CopyResumable writes the guest view of an NBD export (format raw or
+// qcow2, virtual size total) into dst as raw, chunk by chunk, so that a
+// copy cut short resumes from its last checkpoint instead of from zero.
+// Rewriting a chunk is harmless, so a chunk that was in flight when the
+// copy died is simply written again.
+func CopyResumable(ctx context.Context, sock, format string, total int64, dst string, opts CopyOptions) error {
+	if err := ensureSize(dst, total); err != nil {
+		return err
+	}
+	if opts.ChunkTime == 0 {
+		opts.ChunkTime = 3 * time.Second
+	}
+	chunk := int64(minChunk)
+	for off := opts.From; off < total; {
+		n := min(chunk, total-off)
+		start := time.Now()
+		progress := func(pct float64) {
+			if opts.Progress != nil {
+				opts.Progress(off + int64(pct*float64(n)/100))
+			}
+		}
+		if err := CopyRange(ctx, sock, format, dst, opts.Cache, off, n, progress); err != nil {
+			return err
+		}
+		off += n
+		if opts.Checkpoint != nil {
+			opts.Checkpoint(off)
+		}
+		chunk = nextChunk(n, time.Since(start), opts.ChunkTime)
+	}
+	return nil
+}
+
+func nextChunk(n int64, took, want time.Duration) int64 {
+	if took <= 0 {
+		took = time.Millisecond
+	}
+	next := int64(float64(n) * float64(want) / float64(took))
+	next = max(minChunk, min(maxChunk, next))
+	return next &^ (1<<20 - 1)
+}
+
+// ensureSize makes dst a file of at least size bytes, sparse; it never
+// shrinks one (an earlier attempt may have grown it already).
+func ensureSize(dst string, size int64) error {
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o660)
+	if err != nil {
+		return fmt.Errorf("opening target %s: %w", dst, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading target %s: %w", dst, err)
+	}
+	if st.Size() < size {
+		if err := f.Truncate(size); err != nil {
+			return fmt.Errorf("sizing target %s to %d bytes: %w", dst, size, err)
+		}
+	}
+	return nil
+}
+
+// CopyRange writes bytes [off, off+n) of the export's guest view to the
+// same range of dst with qemu-img, which reads qcow2 natively, skips zero
+// areas (punching holes) and writes with the given cache mode.
+func CopyRange(ctx context.Context, sock, format, dst, cache string, off, n int64, progress Progress) error {
+	window := ",offset=" + strconv.FormatInt(off, 10) + ",size=" + strconv.FormatInt(n, 10)
+	src := "driver=raw" + window + "," + nbdOpts("file.", sock)
+	if format == "qcow2" {
+		src = "driver=raw" + window + ",file.driver=qcow2," + nbdOpts("file.file.", sock)
+	}
+	dstOpts := "driver=raw" + window + ",file.driver=file,file.filename=" + optEscape(dst)
+	cmd := exec.CommandContext(ctx, "qemu-img", "convert", "-p", "-n", "-W", "-t", cache,
+		"--image-opts", src, "--target-image-opts", dstOpts)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting qemu-img convert: %w", err)
+	}
+	readProgress(stdout, progress)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("writing bytes %d-%d of %s: %w: %s", off, off+n, dst, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// nbdOpts is a qemu NBD client node on a unix socket, its keys under prefix.
+func nbdOpts(prefix, sock string) string {
+	return prefix + "driver=nbd," + prefix + "server.type=unix," + prefix + "server.path=" + optEscape(sock)
+}
+
+// optEscape doubles commas, which qemu's option syntax uses as separators.
+func optEscape(s string) string { return strings.ReplaceAll(s, ",", ",,") }

@@ -1,0 +1,179 @@
+// Package datavolume is CDI's DataVolume controller: it creates the
+// DataVolume's claim, gets it bound (honouring WaitForFirstConsumer), starts
+// the import workflow on the volume's node and mirrors the workflow's state
+// and progress into the DataVolume's phase, progress and conditions.
+package datavolume
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/operators/workflowstate"
+	wf "github.com/virtflow/virtflow/workflows/cdi"
+)
+
+// Finalizer keeps a DataVolume until its import workflow has stopped and
+// cleaned up.
+const Finalizer = "cdi.kubevirt.io/dataVolumeFinalizer"
+
+// WorkflowID is the import workflow's ID for a DataVolume UID.
+func WorkflowID(uid string) string { return "cdi-import-" + uid }
+
+// Reconciler reconciles DataVolumes.
+type Reconciler struct {
+	Client    crclient.Client
+	Temporal  workflowstate.Client
+	TaskQueue string
+	Recorder  record.EventRecorder
+}
+
+// Reconcile follows the model reconciler: get, deletion, finalizer, claim,
+// binding, describe, start if absent, map to status, patch once, requeue.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	dv := &cdiv1.DataVolume{}
+	if err := r.Client.Get(ctx, req.NamespacedName, dv); err != nil {
+		return ctrl.Result{}, crclient.IgnoreNotFound(err)
+	}
+	if dv.DeletionTimestamp != nil {
+		return r.finalize(ctx, dv)
+	}
+	if controllerutil.AddFinalizer(dv, Finalizer) {
+		if err := r.Client.Update(ctx, dv); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding finalizer to DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+		}
+	}
+	cl, err := r.ensureClaim(ctx, dv)
+	if err != nil {
+		return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, dv, failedClaim(dv, err))
+	}
+	if cl.pvc.Status.Phase != corev1.ClaimBound {
+		st, err := r.awaitBinding(ctx, dv, cl.pvc)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, r.writeStatus(ctx, dv, st)
+	}
+	if err := r.deleteBinder(ctx, dv); err != nil {
+		return ctrl.Result{}, err
+	}
+	st, err := r.importState(ctx, dv, cl)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.writeStatus(ctx, dv, st); err != nil {
+		return ctrl.Result{}, err
+	}
+	if st.Phase == cdiv1.Succeeded || st.Phase == cdiv1.Failed {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: time.Second}, nil
+}
+
+// awaitBinding reports an unbound claim and, where the DataVolume asked for
+// immediate binding of a WaitForFirstConsumer claim, lets the scheduler
+// pick its node.
+func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) (cdiv1.DataVolumeStatus, error) {
+	wffc, immediate, err := r.waitsForConsumer(ctx, dv, pvc)
+	if err != nil {
+		return cdiv1.DataVolumeStatus{}, err
+	}
+	if wffc && immediate {
+		if err := r.ensureBinder(ctx, dv); err != nil {
+			return cdiv1.DataVolumeStatus{}, err
+		}
+	}
+	phase := cdiv1.Pending
+	if wffc && !immediate {
+		phase = cdiv1.WaitForFirstConsumer
+	}
+	return pendingStatus(dv, phase), nil
+}
+
+// importState describes the import workflow, starting it if it does not
+// exist yet, and maps it to the DataVolume's status.
+func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl claim) (cdiv1.DataVolumeStatus, error) {
+	id := WorkflowID(string(dv.UID))
+	var progress wf.ImportProgress
+	state, err := workflowstate.Describe(ctx, r.Temporal, id, wf.ProgressMemoKey, &progress)
+	if err != nil {
+		return cdiv1.DataVolumeStatus{}, err
+	}
+	if state.Phase == workflowstate.NotFound {
+		if dv.Status.Phase == cdiv1.Succeeded {
+			// The workflow's history was retired; the disk stays done.
+			return dv.Status, nil
+		}
+		if err := r.startImport(ctx, dv, cl); err != nil {
+			return cdiv1.DataVolumeStatus{}, err
+		}
+		state.Phase = workflowstate.Running
+	}
+	return importStatus(dv, state), nil
+}
+
+func (r *Reconciler) startImport(ctx context.Context, dv *cdiv1.DataVolume, cl claim) error {
+	t, err := r.target(ctx, cl.pvc)
+	if err != nil {
+		return err
+	}
+	in := wf.ImportInput{
+		DataVolume: dv.Namespace + "/" + dv.Name, Node: t.node,
+		Request: storage.ImportRequest{Namespace: dv.Namespace, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID)},
+	}
+	switch s := dv.Spec.Source; {
+	case s != nil && s.HTTP != nil:
+		in.Request.Source = storage.SourceRef{URL: s.HTTP.URL, SecretRef: s.HTTP.SecretRef, CertConfigMap: s.HTTP.CertConfigMap}
+	case s != nil && s.Blank != nil:
+		in.Request.Blank = true
+	default:
+		return fmt.Errorf("DataVolume %s/%s has no source virtflow can import", dv.Namespace, dv.Name)
+	}
+	opts := client.StartWorkflowOptions{
+		ID: WorkflowID(string(dv.UID)), TaskQueue: r.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}
+	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, wf.ImportWorkflowName, in); err != nil {
+		return fmt.Errorf("starting import workflow for DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+	}
+	r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportScheduled", "Import into %s scheduled on node %s (workflow %s)", dv.Name, t.node, opts.ID)
+	return nil
+}
+
+// finalize cancels a running import and waits for it to clean up, so a
+// deleted DataVolume leaves no partial disk or scratch files behind.
+func (r *Reconciler) finalize(ctx context.Context, dv *cdiv1.DataVolume) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(dv, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	id := WorkflowID(string(dv.UID))
+	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if state.Phase == workflowstate.Running {
+		if err := r.Temporal.CancelWorkflow(ctx, id, ""); err != nil {
+			return ctrl.Result{}, fmt.Errorf("cancelling import workflow %s: %w", id, err)
+		}
+		return ctrl.Result{RequeueAfter: 500 * time.Millisecond}, nil
+	}
+	if err := r.deleteBinder(ctx, dv); err != nil {
+		return ctrl.Result{}, err
+	}
+	controllerutil.RemoveFinalizer(dv, Finalizer)
+	if err := r.Client.Update(ctx, dv); err != nil {
+		return ctrl.Result{}, fmt.Errorf("removing finalizer from DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+	}
+	return ctrl.Result{}, nil
+}

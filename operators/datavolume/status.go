@@ -1,0 +1,140 @@
+package datavolume
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/operators/workflowstate"
+)
+
+// Condition reasons, as CDI reports them.
+const (
+	ReasonBound     = "Bound"
+	ReasonPending   = "Pending"
+	ReasonCompleted = "Completed"
+	ReasonError     = "Error"
+	ReasonRunning   = "Pod is running"
+	ReasonCancelled = "Cancelled"
+)
+
+func cond(t cdiv1.DataVolumeConditionType, s corev1.ConditionStatus, reason, msg string) cdiv1.DataVolumeCondition {
+	return cdiv1.DataVolumeCondition{Type: t, Status: s, Reason: reason, Message: msg}
+}
+
+func pendingStatus(dv *cdiv1.DataVolume, phase cdiv1.DataVolumePhase) cdiv1.DataVolumeStatus {
+	return cdiv1.DataVolumeStatus{
+		ClaimName: dv.Name, Phase: phase, Progress: "N/A",
+		Conditions: []cdiv1.DataVolumeCondition{
+			cond(cdiv1.DataVolumeBound, corev1.ConditionFalse, ReasonPending, fmt.Sprintf("PVC %s Pending", dv.Name)),
+			cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""),
+			cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, "", ""),
+		},
+	}
+}
+
+func failedClaim(dv *cdiv1.DataVolume, err error) cdiv1.DataVolumeStatus {
+	st := pendingStatus(dv, cdiv1.Pending)
+	st.Conditions[0] = cond(cdiv1.DataVolumeBound, corev1.ConditionFalse, ReasonError, err.Error())
+	return st
+}
+
+// importStatus maps the import workflow onto phase, progress and
+// conditions. The copy's percentage and a retried attempt's last failure
+// come from the import activity's pending state.
+func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVolumeStatus {
+	st := cdiv1.DataVolumeStatus{ClaimName: dv.Name, Progress: "N/A", RestartCount: dv.Status.RestartCount}
+	bound := cond(cdiv1.DataVolumeBound, corev1.ConditionTrue, ReasonBound, fmt.Sprintf("PVC %s Bound", dv.Name))
+	switch state.Phase {
+	case workflowstate.Succeeded:
+		st.Phase, st.Progress = cdiv1.Succeeded, "100.0%"
+		st.Conditions = []cdiv1.DataVolumeCondition{bound,
+			cond(cdiv1.DataVolumeReady, corev1.ConditionTrue, "", ""),
+			cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonCompleted, "Import Complete")}
+	case workflowstate.Failed, workflowstate.Cancelled:
+		st.Phase, st.Progress = cdiv1.Failed, dv.Status.Progress
+		msg := state.Message
+		if state.Phase == workflowstate.Cancelled {
+			msg = "Import cancelled"
+		}
+		st.Conditions = []cdiv1.DataVolumeCondition{bound,
+			cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""),
+			cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonError, msg)}
+	default:
+		st.Phase = cdiv1.ImportScheduled
+		running := cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Import scheduled")
+		if act, ok := state.Activity(storage.ImportDiskName); ok {
+			st.Phase, running = runningState(act, &st)
+		}
+		st.Conditions = []cdiv1.DataVolumeCondition{bound, cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""), running}
+	}
+	return st
+}
+
+// runningState reads the import activity: its heartbeat's percentage, and
+// its last failure while it is being retried (CDI's restarting importer).
+func runningState(act workflowstate.PendingActivity, st *cdiv1.DataVolumeStatus) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	var p storage.ImportProgress
+	if ok, _ := act.Heartbeat(&p); ok {
+		st.Progress = cdiv1.DataVolumeProgress(fmt.Sprintf("%.2f%%", p.Percent))
+	}
+	if act.Attempt > 1 {
+		st.RestartCount = act.Attempt - 1
+	}
+	if act.LastFailure != "" && act.Attempt > 1 {
+		return cdiv1.ImportInProgress, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonError, act.LastFailure)
+	}
+	return cdiv1.ImportInProgress, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
+}
+
+// writeStatus patches status once when it changed, keeping each
+// condition's transition time, and records an event per phase change.
+func (r *Reconciler) writeStatus(ctx context.Context, dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus) error {
+	now := metav1.Now()
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		c.LastTransitionTime, c.LastHeartbeatTime = now, now
+		for _, old := range dv.Status.Conditions {
+			if old.Type == c.Type && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
+				c.LastTransitionTime, c.LastHeartbeatTime = old.LastTransitionTime, old.LastHeartbeatTime
+			}
+		}
+	}
+	if equality.Semantic.DeepEqual(dv.Status, st) {
+		return nil
+	}
+	r.phaseEvent(dv, st)
+	base := dv.DeepCopy()
+	dv.Status = st
+	if err := r.Client.Status().Patch(ctx, dv, crclient.MergeFrom(base)); err != nil {
+		return fmt.Errorf("writing status of DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+	}
+	return nil
+}
+
+func (r *Reconciler) phaseEvent(dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus) {
+	if dv.Status.Phase == st.Phase {
+		return
+	}
+	switch st.Phase {
+	case cdiv1.ImportInProgress:
+		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportInProgress", "Import into %s in progress", dv.Name)
+	case cdiv1.Succeeded:
+		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportSucceeded", "Successfully imported into PVC %s", dv.Name)
+	case cdiv1.Failed:
+		r.Recorder.Eventf(dv, corev1.EventTypeWarning, ReasonError, "Import into %s failed: %s", dv.Name, st.Conditions[len(st.Conditions)-1].Message)
+	case cdiv1.WaitForFirstConsumer:
+		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "WaitForFirstConsumer", "PVC %s waits for its first consumer", dv.Name)
+	}
+	if st.Phase == cdiv1.ImportScheduled || st.Phase == cdiv1.ImportInProgress {
+		if dv.Status.Phase == cdiv1.Pending || dv.Status.Phase == cdiv1.WaitForFirstConsumer || dv.Status.Phase == "" {
+			r.Recorder.Eventf(dv, corev1.EventTypeNormal, ReasonBound, "PVC %s Bound", dv.Name)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package datavolume
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// ValidatePath is where cdi-apiserver serves DataVolume validation.
+const ValidatePath = "/datavolume-validate"
+
+// Validator rejects invalid DataVolumes and any change to an existing
+// DataVolume's spec, with CDI's messages.
+type Validator struct{ Decoder admission.Decoder }
+
+// Handle validates CREATE and UPDATE.
+func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
+	dv := &cdiv1.DataVolume{}
+	if err := v.Decoder.Decode(req, dv); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding DataVolume: %w", err))
+	}
+	if req.Operation == admissionv1.Update {
+		old := &cdiv1.DataVolume{}
+		if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding old DataVolume: %w", err))
+		}
+		if !equality.Semantic.DeepEqual(dv.Spec, old.Spec) {
+			return deny([]metav1.StatusCause{{Type: metav1.CauseTypeFieldValueDuplicate,
+				Message: "Cannot update DataVolume Spec", Field: field.NewPath("DataVolume").Child("Spec").String()}})
+		}
+		return admission.Allowed("")
+	}
+	return deny(ValidateSpec(field.NewPath("spec"), &dv.Spec))
+}
+
+func invalid(f *field.Path, msg string) []metav1.StatusCause {
+	return []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: msg, Field: f.String()}}
+}
+
+// ValidateSpec checks a DataVolume's target and source.
+func ValidateSpec(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause {
+	if spec.PVC == nil && spec.Storage == nil {
+		return invalid(f.Child("PVC"), "Missing Data volume PVC")
+	}
+	if spec.PVC != nil && spec.Storage != nil {
+		return invalid(f.Child("PVC", "Storage"), "Duplicate storage definition, both target storage and target pvc defined")
+	}
+	if c := validateTarget(f, spec); c != nil {
+		return c
+	}
+	if (spec.Source == nil) == (spec.SourceRef == nil) {
+		return invalid(f.Child("source"), "Data volume should have either Source or SourceRef, or be externally populated")
+	}
+	if spec.SourceRef != nil {
+		return invalid(f.Child("sourceRef"), "sourceRef (DataSource) is not supported by this virtflow release; use spec.source")
+	}
+	return validateSource(f.Child("source"), spec.Source)
+}
+
+func validateTarget(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause {
+	name, requests := "Storage", corev1.ResourceList(nil)
+	var modes []corev1.PersistentVolumeAccessMode
+	if spec.PVC != nil {
+		name, requests, modes = "PVC", spec.PVC.Resources.Requests, spec.PVC.AccessModes
+		if len(modes) == 0 {
+			return invalid(f.Child("PVC", "accessModes"), "Required value: at least 1 access mode is required")
+		}
+		if len(modes) > 1 {
+			return invalid(f.Child("PVC", "accessModes"), "PVC multiple accessModes")
+		}
+	} else {
+		requests, modes = spec.Storage.Resources.Requests, spec.Storage.AccessModes
+	}
+	for _, m := range modes {
+		if m != corev1.ReadWriteOnce && m != corev1.ReadOnlyMany && m != corev1.ReadWriteMany {
+			return invalid(f.Child("PVC", "accessModes"), fmt.Sprintf(
+				"Unsupported value: %q: supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\"", string(m)))
+		}
+	}
+	size, ok := requests[corev1.ResourceStorage]
+	if !ok {
+		return invalid(f.Child(name, "resources", "requests", "size"), fmt.Sprintf("%s size is missing", name))
+	}
+	if size.Sign() <= 0 {
+		return invalid(f.Child(name, "resources", "requests", "size"), fmt.Sprintf("%s size can't be equal or less than zero", name))
+	}
+	return nil
+}
+
+// validateSource wants exactly one source, and one virtflow can fill.
+func validateSource(f *field.Path, s *cdiv1.DataVolumeSource) []metav1.StatusCause {
+	n := 0
+	for _, set := range []bool{s.HTTP != nil, s.S3 != nil, s.GCS != nil, s.Registry != nil, s.PVC != nil, s.Upload != nil,
+		s.Blank != nil, s.Imageio != nil, s.VDDK != nil, s.Snapshot != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return invalid(f, fmt.Sprintf("Data volume must have exactly one source, found %d", n))
+	}
+	switch {
+	case s.HTTP != nil:
+		u, err := url.Parse(s.HTTP.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return invalid(f.Child("http", "url"), fmt.Sprintf("source URL %q is not a valid http or https URL", s.HTTP.URL))
+		}
+		return nil
+	case s.Blank != nil:
+		return nil
+	}
+	return invalid(f, "only http and blank sources are supported by this virtflow release")
+}
+
+func deny(causes []metav1.StatusCause) admission.Response {
+	if len(causes) == 0 {
+		return admission.Allowed("")
+	}
+	resp := admission.Denied(causes[0].Message)
+	resp.Result.Reason = metav1.StatusReasonInvalid
+	resp.Result.Details = &metav1.StatusDetails{Causes: causes}
+	return resp
+}
