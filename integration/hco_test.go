@@ -109,7 +109,7 @@ func TestInstallCreatesComponentsWithDefaultsAndBecomesAvailable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
 	require.Equal(t, "hco.InstallHyperConverged", desc.WorkflowExecutionInfo.Type.Name)
-	recordHistory(t, hco.WorkflowID(string(created.UID)))
+	recordHistory(t, "VIRTFLOW_RECORD_HISTORY", hco.WorkflowID(string(created.UID)))
 }
 
 func conditionsOf(kv *kubevirtv1.KubeVirt) []metav1.Condition {

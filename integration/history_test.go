@@ -13,10 +13,11 @@ import (
 	"go.temporal.io/api/temporalproto"
 )
 
-// recordHistory rewrites the replay test's history from a real run when
-// VIRTFLOW_RECORD_HISTORY names the file to write.
-func recordHistory(t *testing.T, workflowID string) {
-	path := os.Getenv("VIRTFLOW_RECORD_HISTORY")
+// recordHistory rewrites a replay test's history from a real run when the
+// environment variable envVar (VIRTFLOW_RECORD_HISTORY for the install,
+// VIRTFLOW_RECORD_IMPORT_HISTORY for an import) names the file to write.
+func recordHistory(t *testing.T, envVar, workflowID string) {
+	path := os.Getenv(envVar)
 	if path == "" {
 		return
 	}

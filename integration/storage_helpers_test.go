@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,11 +61,32 @@ func hostpathStorage(t *testing.T) {
 }
 
 // imageServer serves dir on loopback, counting the body bytes sent; a
-// non-zero rate (bytes per second) throttles every response.
+// non-zero rate (bytes per second) throttles all responses together, since
+// a reader may fetch ranges over several connections at once.
 type imageServer struct {
 	url  string
 	sent atomic.Int64
 	rate atomic.Int64
+
+	mu       sync.Mutex
+	nextFree time.Time
+}
+
+// throttle waits until n more bytes fit the shared rate.
+func (s *imageServer) throttle(n int) {
+	rate := s.rate.Load()
+	if rate <= 0 {
+		return
+	}
+	s.mu.Lock()
+	start := time.Now()
+	if s.nextFree.After(start) {
+		start = s.nextFree
+	}
+	s.nextFree = start.Add(time.Duration(float64(n) / float64(rate) * float64(time.Second)))
+	until := s.nextFree
+	s.mu.Unlock()
+	time.Sleep(time.Until(until))
 }
 
 func serveImages(t *testing.T, dir string) *imageServer {
@@ -88,9 +110,7 @@ type meteredWriter struct {
 }
 
 func (m *meteredWriter) Write(p []byte) (int, error) {
-	if rate := m.s.rate.Load(); rate > 0 {
-		time.Sleep(time.Duration(float64(len(p)) / float64(rate) * float64(time.Second)))
-	}
+	m.s.throttle(len(p))
 	m.s.sent.Add(int64(len(p)))
 	return m.ResponseWriter.Write(p)
 }

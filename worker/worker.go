@@ -3,6 +3,8 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,7 +36,12 @@ func NodeTaskQueue(node string) string { return cdiwf.NodeTaskQueue(node) }
 // NewNode returns the worker of one node: the node-local disk activities
 // of imports, run where the volume is.
 func NewNode(c client.Client, node string, kube crclient.Client) sdkworker.Worker {
-	w := sdkworker.New(c, cdiwf.NodeTaskQueue(node), sdkworker.Options{})
+	// Heartbeats carry an import's progress and resume point, and its
+	// cancellation comes back on them: send them every second or two, not
+	// at the SDK's default of up to 80% of the heartbeat timeout.
+	w := sdkworker.New(c, cdiwf.NodeTaskQueue(node), sdkworker.Options{
+		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
+	})
 	cdiwf.RegisterNodeActivities(w, &storage.Activities{Client: kube})
 	return w
 }

@@ -105,6 +105,10 @@ func (a *Activities) ImportDisk(ctx context.Context, req ImportRequest) (ImportR
 		Cache: CacheModeFor(req.VolumeDir), Size: req.Size, From: last.Offset,
 		Checkpoint: hb.checkpoint, Progress: hb.progress, ScratchDir: ScratchDir(req.Key),
 	})
+	if ctx.Err() != nil {
+		// Cancelled: say so, rather than how the killed qemu-img died.
+		return ImportResult{}, ctx.Err()
+	}
 	if err != nil {
 		return ImportResult{}, classify(err)
 	}

@@ -87,6 +87,9 @@ func nodeOptions(node string) workflow.ActivityOptions {
 		TaskQueue:           NodeTaskQueue(node),
 		StartToCloseTimeout: 24 * time.Hour,
 		HeartbeatTimeout:    15 * time.Second,
+		// Cleanup must not race a copy that has not noticed the
+		// cancellation yet: wait until the activity has stopped.
+		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			NonRetryableErrorTypes: []string{
