@@ -5,6 +5,9 @@ package integration
 import (
 	"context"
 	"crypto/rand"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
@@ -132,4 +136,48 @@ func TestDataVolumeWebhookKeepsTheSpec(t *testing.T) {
 	pvc := &corev1.PersistentVolumeClaim{}
 	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: "default", Name: "dv-keep"}, pvc))
 	require.Equal(t, corev1.ClaimPending, pvc.Status.Phase)
+}
+
+// An https source with its own CA (certConfigMap) and basic auth
+// (secretRef) imports; without the credentials it fails with the
+// server's answer.
+func TestDataVolumeImportsWithCustomCAAndBasicAuth(t *testing.T) {
+	node := storageNode(t)
+	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, Nodes: []handler.Config{node}})
+	dir := testImages(t)
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "importer" || p != "s3cret" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="images"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	require.NoError(t, env.admin.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "images-ca"}, Data: map[string]string{"ca.pem": string(ca)},
+	}))
+	defer env.admin.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "images-ca"}})
+	require.NoError(t, env.admin.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "images-auth"},
+		Data:       map[string][]byte{"accessKeyId": []byte("importer"), "secretKey": []byte("s3cret")},
+	}))
+	defer env.admin.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "images-auth"}})
+
+	good := importDV("dv-tls", srv.URL+"/disk.qcow2", "64Mi", true)
+	good.Spec.Source.HTTP.CertConfigMap, good.Spec.Source.HTTP.SecretRef = "images-ca", "images-auth"
+	require.NoError(t, env.admin.Create(ctx, good))
+	defer deleteDV(t, "dv-tls")
+	noAuth := importDV("dv-tls-noauth", srv.URL+"/disk.qcow2", "64Mi", true)
+	noAuth.Spec.Source.HTTP.CertConfigMap = "images-ca"
+	require.NoError(t, env.admin.Create(ctx, noAuth))
+	defer deleteDV(t, "dv-tls-noauth")
+
+	waitDVPhase(t, "dv-tls", cdiv1.Succeeded, 2*time.Minute)
+	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-tls")))
+	failed := waitDVPhase(t, "dv-tls-noauth", cdiv1.Failed, 2*time.Minute)
+	require.Contains(t, dvCondition(failed, cdiv1.DataVolumeRunning).Message, "got 401")
 }

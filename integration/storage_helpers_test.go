@@ -19,45 +19,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
-	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
-	"github.com/virtflow/virtflow/node/csi"
+	"github.com/virtflow/virtflow/embedded/platform"
 )
 
-const testStorageClass = "hostpath-csi"
+const testStorageClass = platform.HostpathStorageClass
 
 // hostpathStorage creates the HostPathProvisioner (one pool) and its
-// WaitForFirstConsumer StorageClass, as an admin following the
-// hostpath-provisioner docs would.
+// WaitForFirstConsumer StorageClass, as virtflow up does.
 func hostpathStorage(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	hpp := &hppv1beta1.HostPathProvisioner{
-		ObjectMeta: metav1.ObjectMeta{Name: "hostpath-provisioner"},
-		Spec: hppv1beta1.HostPathProvisionerSpec{
-			StoragePools: []hppv1beta1.StoragePool{{Name: "local", Path: "/var/hpvolumes"}},
-		},
-	}
-	if err := env.admin.Create(ctx, hpp); err != nil && !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
-	wffc := storagev1.VolumeBindingWaitForFirstConsumer
-	del := corev1.PersistentVolumeReclaimDelete
-	sc := &storagev1.StorageClass{
-		ObjectMeta:        metav1.ObjectMeta{Name: testStorageClass},
-		Provisioner:       csi.DriverName,
-		Parameters:        map[string]string{"storagePool": "local"},
-		VolumeBindingMode: &wffc, ReclaimPolicy: &del,
-	}
-	if err := env.admin.Create(ctx, sc); err != nil && !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
+	require.NoError(t, platform.EnsureHostpathStorage(context.Background(), env.cp.RESTConfig()))
 }
 
 // imageServer serves dir on loopback, counting the body bytes sent; a

@@ -13,6 +13,7 @@ import (
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/hostpath"
 	"github.com/virtflow/virtflow/operators/cdi"
+	"github.com/virtflow/virtflow/operators/cdiconfig"
 	"github.com/virtflow/virtflow/operators/component"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
@@ -60,6 +61,9 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 		}
 	}
 	s.runtime = components.NewRuntime(factories)
+	if err := (&cdiconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up CDIConfig controller: %w", err)
+	}
 	for _, k := range kinds {
 		r := &component.Reconciler{
 			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,

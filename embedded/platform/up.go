@@ -90,10 +90,13 @@ func (p *Platform) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.CreateHyperConverged {
-		return EnsureHyperConverged(ctx, p.cp.RESTConfig())
+	if !o.CreateHyperConverged {
+		return nil
 	}
-	return nil
+	if err := EnsureHostpathStorage(ctx, p.cp.RESTConfig()); err != nil {
+		return err
+	}
+	return EnsureHyperConverged(ctx, p.cp.RESTConfig())
 }
 
 // KubeconfigPath is the admin kubeconfig.

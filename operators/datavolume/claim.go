@@ -81,19 +81,19 @@ func (r *Reconciler) desiredClaim(ctx context.Context, dv *cdiv1.DataVolume) (cl
 	if err := controllerutil.SetControllerReference(dv, pvc, r.Client.Scheme()); err != nil {
 		return claim{}, err
 	}
-	overhead := r.filesystemOverhead(ctx)
 	if dv.Spec.PVC != nil {
 		pvc.Spec = *dv.Spec.PVC.DeepCopy()
 		req := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		overhead := r.filesystemOverhead(ctx, pvc.Spec.StorageClassName)
 		return claim{pvc: pvc, usable: usableSize(req.Value(), overhead, pvc.Spec.VolumeMode)}, nil
 	}
 	if dv.Spec.Storage == nil {
 		return claim{}, errors.New("DataVolume has neither spec.pvc nor spec.storage")
 	}
-	return r.storageClaim(ctx, dv.Spec.Storage, pvc, overhead)
+	return r.storageClaim(ctx, dv.Spec.Storage, pvc)
 }
 
-func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pvc *corev1.PersistentVolumeClaim, overhead float64) (claim, error) {
+func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pvc *corev1.PersistentVolumeClaim) (claim, error) {
 	pvc.Spec = corev1.PersistentVolumeClaimSpec{
 		AccessModes: st.AccessModes, VolumeMode: st.VolumeMode, Selector: st.Selector,
 		StorageClassName: st.StorageClassName, VolumeName: st.VolumeName,
@@ -105,7 +105,7 @@ func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pv
 	}
 	req := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
 	size := req.Value()
-	if isFilesystem(pvc.Spec.VolumeMode) && overhead > 0 {
+	if overhead := r.filesystemOverhead(ctx, pvc.Spec.StorageClassName); isFilesystem(pvc.Spec.VolumeMode) && overhead > 0 {
 		inflated := int64(math.Ceil(float64(size) / (1 - overhead)))
 		pvc.Spec.Resources.Requests[corev1.ResourceStorage] = *resource.NewQuantity(alignUp(inflated), resource.BinarySI)
 	}
@@ -160,13 +160,20 @@ func (r *Reconciler) defaultStorageClass(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// filesystemOverhead is CDIConfig's global overhead, or CDI's default.
-func (r *Reconciler) filesystemOverhead(ctx context.Context) float64 {
+// filesystemOverhead is CDIConfig's overhead for the class (or its global
+// one), or CDI's default.
+func (r *Reconciler) filesystemOverhead(ctx context.Context, class *string) float64 {
 	cfg := &cdiv1.CDIConfig{}
 	if err := r.Client.Get(ctx, types.NamespacedName{Name: "config"}, cfg); err != nil || cfg.Status.FilesystemOverhead == nil {
 		return DefaultFilesystemOverhead
 	}
-	v, err := strconv.ParseFloat(string(cfg.Status.FilesystemOverhead.Global), 64)
+	p := cfg.Status.FilesystemOverhead.Global
+	if class != nil {
+		if v, ok := cfg.Status.FilesystemOverhead.StorageClass[*class]; ok {
+			p = v
+		}
+	}
+	v, err := strconv.ParseFloat(string(p), 64)
 	if err != nil || v < 0 || v >= 1 {
 		return DefaultFilesystemOverhead
 	}

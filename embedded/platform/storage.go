@@ -1,0 +1,65 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
+	"github.com/virtflow/virtflow/node/csi"
+)
+
+// Default hostpath storage of an embedded install.
+const (
+	HostpathProvisionerName = "hostpath-provisioner"
+	HostpathStoragePool     = "local"
+	HostpathPoolPath        = "/var/hpvolumes"
+	HostpathStorageClass    = "hostpath-csi"
+)
+
+// EnsureHostpathStorage creates what the hostpath-provisioner docs have an
+// admin create: a HostPathProvisioner with one storage pool and its
+// WaitForFirstConsumer StorageClass, made the default class when the
+// cluster has none. Existing objects are left as they are.
+func EnsureHostpathStorage(ctx context.Context, cfg *rest.Config) error {
+	c, err := newKubeClient(cfg)
+	if err != nil {
+		return err
+	}
+	hpp := &hppv1beta1.HostPathProvisioner{
+		ObjectMeta: metav1.ObjectMeta{Name: HostpathProvisionerName},
+		Spec: hppv1beta1.HostPathProvisionerSpec{
+			StoragePools: []hppv1beta1.StoragePool{{Name: HostpathStoragePool, Path: HostpathPoolPath}},
+		},
+	}
+	if err := c.Create(ctx, hpp); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating HostPathProvisioner %s: %w", hpp.Name, err)
+	}
+	var classes storagev1.StorageClassList
+	if err := c.List(ctx, &classes); err != nil {
+		return fmt.Errorf("listing storage classes: %w", err)
+	}
+	hasDefault := false
+	for _, sc := range classes.Items {
+		hasDefault = hasDefault || sc.Annotations["storageclass.kubernetes.io/is-default-class"] == "true"
+	}
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	del := corev1.PersistentVolumeReclaimDelete
+	sc := &storagev1.StorageClass{
+		ObjectMeta:  metav1.ObjectMeta{Name: HostpathStorageClass, Annotations: map[string]string{}},
+		Provisioner: csi.DriverName, Parameters: map[string]string{"storagePool": HostpathStoragePool},
+		VolumeBindingMode: &wffc, ReclaimPolicy: &del,
+	}
+	if !hasDefault {
+		sc.Annotations["storageclass.kubernetes.io/is-default-class"] = "true"
+	}
+	if err := c.Create(ctx, sc); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating StorageClass %s: %w", sc.Name, err)
+	}
+	return nil
+}
