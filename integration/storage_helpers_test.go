@@ -34,7 +34,7 @@ const testStorageClass = platform.HostpathStorageClass
 // WaitForFirstConsumer StorageClass, as virtflow up does.
 func hostpathStorage(t *testing.T) {
 	t.Helper()
-	require.NoError(t, platform.EnsureHostpathStorage(context.Background(), env.cp.RESTConfig()))
+	require.NoError(t, platform.EnsureHostpathStorage(context.Background(), env.admin))
 }
 
 // imageServer serves dir on loopback, counting the body bytes sent; a

@@ -46,6 +46,10 @@ type SourceRef struct {
 	URL           string `json:"url"`
 	SecretRef     string `json:"secretRef,omitempty"`
 	CertConfigMap string `json:"certConfigMap,omitempty"`
+	// Registry marks a docker:// image holding the disk under /disk/;
+	// Insecure allows it over plain http (CDIConfig's insecureRegistries).
+	Registry bool `json:"registry,omitempty"`
+	Insecure bool `json:"insecure,omitempty"`
 }
 
 // ImportRequest is one disk to fill on this node.
@@ -95,13 +99,9 @@ func (a *Activities) ImportDisk(ctx context.Context, req ImportRequest) (ImportR
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &last)
 	}
-	src, err := a.source(ctx, req)
-	if err != nil {
-		return ImportResult{}, err
-	}
 	hb := newHeartbeater(ctx, last.Offset)
 	defer hb.stop()
-	info, err := Import(ctx, src, disk, ImportOptions{
+	info, err := a.importSource(ctx, req, disk, ImportOptions{
 		Cache: CacheModeFor(req.VolumeDir), Size: req.Size, From: last.Offset,
 		Checkpoint: hb.checkpoint, Progress: hb.progress, ScratchDir: ScratchDir(req.Key),
 	})
@@ -118,11 +118,48 @@ func (a *Activities) ImportDisk(ctx context.Context, req ImportRequest) (ImportR
 	return ImportResult{Format: info.Format, VirtualSize: info.VirtualSize, ResumedFrom: last.Offset}, nil
 }
 
+// importSource reads an http(s) source in place; a registry image's disk
+// is pulled into the volume's scratch directory first (a layer is a
+// stream, not random access), once: a retry reuses a complete pull.
+func (a *Activities) importSource(ctx context.Context, req ImportRequest, disk string, opts ImportOptions) (ImageInfo, error) {
+	src, err := a.source(ctx, req)
+	if err != nil {
+		return ImageInfo{}, err
+	}
+	if !req.Source.Registry {
+		return Import(ctx, src, disk, opts)
+	}
+	dir := volumeScratch(req.VolumeDir)
+	done := filepath.Join(dir, "pulled")
+	path, err := os.ReadFile(done)
+	if err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return ImageInfo{}, fmt.Errorf("creating scratch directory: %w", err)
+		}
+		rs := RegistrySource{URL: src.URL, CACert: src.CACert, Username: src.Username, Password: src.Password, Insecure: req.Source.Insecure}
+		p, _, err := FetchRegistryDisk(ctx, rs, dir)
+		if err != nil {
+			return ImageInfo{}, err
+		}
+		if err := os.WriteFile(done, []byte(p), 0o600); err != nil {
+			return ImageInfo{}, fmt.Errorf("recording the pulled disk: %w", err)
+		}
+		path = []byte(p)
+	}
+	return ImportFile(ctx, string(path), disk, opts)
+}
+
+// volumeScratch holds files an import needs beside the disk, on the
+// volume's own filesystem (a pulled registry disk can be large).
+func volumeScratch(volumeDir string) string { return filepath.Join(volumeDir, ".virtflow-scratch") }
+
 // CleanupImport removes the import's scratch directory and, when the
 // import did not finish (it was cancelled), its partial disk.
 func (a *Activities) CleanupImport(ctx context.Context, req ImportRequest, removeDisk bool) error {
-	if err := os.RemoveAll(ScratchDir(req.Key)); err != nil {
-		return fmt.Errorf("removing scratch directory of %s: %w", req.Key, err)
+	for _, dir := range []string{ScratchDir(req.Key), volumeScratch(req.VolumeDir)} {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing scratch directory %s: %w", dir, err)
+		}
 	}
 	if removeDisk {
 		if err := os.Remove(filepath.Join(req.VolumeDir, DiskFileName)); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -109,6 +109,29 @@ func Import(ctx context.Context, src Source, dst string, opts ImportOptions) (Im
 		return ImageInfo{}, err
 	}
 	defer exp.Close()
+	return importExport(ctx, exp, dst, opts)
+}
+
+// ImportFile is Import of a local image file.
+func ImportFile(ctx context.Context, path, dst string, opts ImportOptions) (ImageInfo, error) {
+	head := make([]byte, 16)
+	f, err := os.Open(path)
+	if err != nil {
+		return ImageInfo{}, fmt.Errorf("opening image %s: %w", path, err)
+	}
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	exp, err := ServeFile(ctx, path, compressionOf(head[:n]), opts.ScratchDir)
+	if err != nil {
+		return ImageInfo{}, err
+	}
+	defer exp.Close()
+	return importExport(ctx, exp, dst, opts)
+}
+
+// importExport checks the export's image against the target and copies it
+// in resumable chunks, then grows it to the target's size.
+func importExport(ctx context.Context, exp *HTTPExport, dst string, opts ImportOptions) (ImageInfo, error) {
 	info, err := Inspect(ctx, exp.URI())
 	if err != nil {
 		return info, err

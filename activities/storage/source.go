@@ -102,9 +102,9 @@ func compressionOf(head []byte) string {
 	return ""
 }
 
-// HTTPExport serves an HTTP(S) image as a read-only NBD export on a unix
-// socket, so qemu-img reads it (and qcow2's random access) without a
-// scratch copy.
+// HTTPExport serves an image (over HTTP(S), or a local file) as a
+// read-only NBD export on a unix socket, so qemu-img reads it (and
+// qcow2's random access) without a scratch copy, decompressing on the fly.
 type HTTPExport struct {
 	cmd     *exec.Cmd
 	done    chan error
@@ -119,6 +119,16 @@ type HTTPExport struct {
 // when dir is empty; keep dir short: unix socket paths are limited to 108
 // bytes.
 func ServeHTTP(ctx context.Context, src Source, compression, dir string) (*HTTPExport, error) {
+	return serve(ctx, compression, dir, func(e *HTTPExport) ([]string, error) { return e.curlArgs(src) })
+}
+
+// ServeFile serves a local image file the same way, for sources that
+// arrive as files (a registry image's disk, an upload).
+func ServeFile(ctx context.Context, path, compression, dir string) (*HTTPExport, error) {
+	return serve(ctx, compression, dir, func(*HTTPExport) ([]string, error) { return []string{"file", "file=" + path}, nil })
+}
+
+func serve(ctx context.Context, compression, dir string, plugin func(*HTTPExport) ([]string, error)) (*HTTPExport, error) {
 	e := &HTTPExport{done: make(chan error, 1), dir: dir}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "nbd-")
@@ -131,19 +141,26 @@ func ServeHTTP(ctx context.Context, src Source, compression, dir string) (*HTTPE
 	}
 	e.sock = filepath.Join(e.dir, "nbd.sock")
 	_ = os.Remove(e.sock)
-	args, err := e.args(src, compression)
+	args := []string{"--foreground", "--exit-with-parent", "--readonly", "-U", e.sock}
+	switch compression {
+	case "gz":
+		args = append(args, "--filter=gzip")
+	case "xz":
+		args = append(args, "--filter=xz")
+	}
+	pargs, err := plugin(e)
 	if err != nil {
 		e.Close()
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	e.cmd = exec.Command("nbdkit", args...)
+	e.cmd = exec.Command("nbdkit", append(args, pargs...)...)
 	e.cmd.Stderr = &stderr
 	e.cmd.Env = append(os.Environ(), "TMPDIR="+e.dir)
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := e.cmd.Start(); err != nil {
 		e.Close()
-		return nil, fmt.Errorf("starting nbdkit for %s: %w", src.URL, err)
+		return nil, fmt.Errorf("starting nbdkit: %w", err)
 	}
 	go func() { e.done <- e.cmd.Wait() }()
 	if err := e.waitReady(ctx, &stderr); err != nil {
@@ -153,15 +170,10 @@ func ServeHTTP(ctx context.Context, src Source, compression, dir string) (*HTTPE
 	return e, nil
 }
 
-func (e *HTTPExport) args(src Source, compression string) ([]string, error) {
-	args := []string{"--foreground", "--exit-with-parent", "--readonly", "-U", e.sock}
-	switch compression {
-	case "gz":
-		args = append(args, "--filter=gzip")
-	case "xz":
-		args = append(args, "--filter=xz")
-	}
-	args = append(args, "curl", "url="+src.URL)
+// curlArgs are the curl plugin's arguments, with credentials in files
+// rather than on the command line.
+func (e *HTTPExport) curlArgs(src Source) ([]string, error) {
+	args := []string{"curl", "url=" + src.URL}
 	if len(src.CACert) > 0 {
 		ca := filepath.Join(e.dir, "ca.pem")
 		if err := os.WriteFile(ca, src.CACert, 0o600); err != nil {

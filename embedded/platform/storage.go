@@ -8,7 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 	"github.com/virtflow/virtflow/node/csi"
@@ -26,11 +26,7 @@ const (
 // admin create: a HostPathProvisioner with one storage pool and its
 // WaitForFirstConsumer StorageClass, made the default class when the
 // cluster has none. Existing objects are left as they are.
-func EnsureHostpathStorage(ctx context.Context, cfg *rest.Config) error {
-	c, err := newKubeClient(cfg)
-	if err != nil {
-		return err
-	}
+func EnsureHostpathStorage(ctx context.Context, c client.Client) error {
 	hpp := &hppv1beta1.HostPathProvisioner{
 		ObjectMeta: metav1.ObjectMeta{Name: HostpathProvisionerName},
 		Spec: hppv1beta1.HostPathProvisionerSpec{

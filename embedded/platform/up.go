@@ -93,7 +93,11 @@ func (p *Platform) start(ctx context.Context) error {
 	if !o.CreateHyperConverged {
 		return nil
 	}
-	if err := EnsureHostpathStorage(ctx, p.cp.RESTConfig()); err != nil {
+	c, err := newKubeClient(p.cp.RESTConfig())
+	if err != nil {
+		return err
+	}
+	if err := EnsureHostpathStorage(ctx, c); err != nil {
 		return err
 	}
 	return EnsureHyperConverged(ctx, p.cp.RESTConfig())

@@ -131,14 +131,11 @@ func (r *Reconciler) startImport(ctx context.Context, dv *cdiv1.DataVolume, cl c
 		DataVolume: dv.Namespace + "/" + dv.Name, Node: t.node,
 		Request: storage.ImportRequest{Namespace: dv.Namespace, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID)},
 	}
-	switch s := dv.Spec.Source; {
-	case s != nil && s.HTTP != nil:
-		in.Request.Source = storage.SourceRef{URL: s.HTTP.URL, SecretRef: s.HTTP.SecretRef, CertConfigMap: s.HTTP.CertConfigMap}
-	case s != nil && s.Blank != nil:
-		in.Request.Blank = true
-	default:
-		return fmt.Errorf("DataVolume %s/%s has no source virtflow can import", dv.Namespace, dv.Name)
+	src, err := r.sourceRef(ctx, dv)
+	if err != nil {
+		return err
 	}
+	in.Request.Source, in.Request.Blank = src, dv.Spec.Source.Blank != nil
 	opts := client.StartWorkflowOptions{
 		ID: WorkflowID(string(dv.UID)), TaskQueue: r.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,

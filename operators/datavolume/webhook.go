@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -115,10 +116,15 @@ func validateSource(f *field.Path, s *cdiv1.DataVolumeSource) []metav1.StatusCau
 			return invalid(f.Child("http", "url"), fmt.Sprintf("source URL %q is not a valid http or https URL", s.HTTP.URL))
 		}
 		return nil
+	case s.Registry != nil:
+		if s.Registry.URL == nil || !strings.HasPrefix(*s.Registry.URL, "docker://") {
+			return invalid(f.Child("registry", "url"), "source registry url should start with docker://")
+		}
+		return nil
 	case s.Blank != nil:
 		return nil
 	}
-	return invalid(f, "only http and blank sources are supported by this virtflow release")
+	return invalid(f, "only http, registry and blank sources are supported by this virtflow release")
 }
 
 func deny(causes []metav1.StatusCause) admission.Response {
