@@ -34,14 +34,15 @@ func NewControl(c client.Client, kube crclient.Client) sdkworker.Worker {
 func NodeTaskQueue(node string) string { return cdiwf.NodeTaskQueue(node) }
 
 // NewNode returns the worker of one node: the node-local disk activities
-// of imports, run where the volume is.
-func NewNode(c client.Client, node string, kube crclient.Client) sdkworker.Worker {
+// of imports and uploads, run where the volume is; upload servers listen
+// on nodeIP.
+func NewNode(c client.Client, node, nodeIP string, kube crclient.Client) sdkworker.Worker {
 	// Heartbeats carry an import's progress and resume point, and its
 	// cancellation comes back on them: send them every second or two, not
 	// at the SDK's default of up to 80% of the heartbeat timeout.
 	w := sdkworker.New(c, cdiwf.NodeTaskQueue(node), sdkworker.Options{
 		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	cdiwf.RegisterNodeActivities(w, &storage.Activities{Client: kube})
+	cdiwf.RegisterNodeActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP})
 	return w
 }

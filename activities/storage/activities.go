@@ -37,6 +37,9 @@ const (
 type Activities struct {
 	// Client reads the secrets and config maps a source refers to.
 	Client client.Client
+	// NodeIP is where this node's upload servers listen (127.0.0.1 when
+	// empty).
+	NodeIP string
 }
 
 // SourceRef names an http(s) source and the objects holding its

@@ -20,6 +20,7 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 	address := fs.String("temporal-address", "127.0.0.1:7233", "Temporal frontend host:port")
 	namespace := fs.String("temporal-namespace", worker.DefaultNamespace, "Temporal namespace")
 	node := fs.String("node", "", "run the node-local worker of this node instead of the control worker")
+	nodeIP := fs.String("node-ip", "127.0.0.1", "with --node: the address the node's upload servers listen on")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 	defer tc.Close()
 	w, queue := worker.NewControl(tc, kc), worker.ControlTaskQueue
 	if *node != "" {
-		w, queue = worker.NewNode(tc, *node, kc), worker.NodeTaskQueue(*node)
+		w, queue = worker.NewNode(tc, *node, *nodeIP, kc), worker.NodeTaskQueue(*node)
 	}
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)

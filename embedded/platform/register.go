@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/discovery"
@@ -61,7 +62,11 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 		}
 	}
 	s.runtime = components.NewRuntime(factories)
-	if err := (&cdiconfig.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+	cfgr := &cdiconfig.Reconciler{Client: mgr.GetClient()}
+	if s.upload != nil {
+		cfgr.UploadProxyURL, cfgr.UploadProxyCA = s.upload.url, s.upload.ca
+	}
+	if err := cfgr.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up CDIConfig controller: %w", err)
 	}
 	for _, k := range kinds {
@@ -105,7 +110,7 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 		if err := vmr.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller VM controller: %w", err)
 		}
-		if err := s.registerCDI(mgr); err != nil {
+		if err := s.registerCDI(mgr, cfg); err != nil {
 			return err
 		}
 	}
@@ -121,8 +126,13 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 	return nil
 }
 
-// registerCDI adds the DataVolume and StorageProfile controllers.
-func (s *Services) registerCDI(mgr ctrl.Manager) error {
+// registerCDI adds the DataVolume and StorageProfile controllers and
+// prepares cdi-uploadproxy's endpoint.
+func (s *Services) registerCDI(mgr ctrl.Manager, cfg ServicesConfig) error {
+	var err error
+	if s.upload, err = newUploadProxyEndpoint(filepath.Join(cfg.CertDir, "cdi-uploadproxy"), cfg.UploadProxyAddress); err != nil {
+		return err
+	}
 	dv := &datavolume.Reconciler{
 		Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
 		Recorder: mgr.GetEventRecorderFor("datavolume-controller"),

@@ -61,6 +61,9 @@ type ServicesConfig struct {
 	// hack/virtctl-builds.sh, served by hco's cli-download on
 	// CLIDownloadsAddress (127.0.0.1 and a free port when empty).
 	CLIDownloads, CLIDownloadsAddress string
+	// UploadProxyAddress is where cdi-uploadproxy listens (127.0.0.1 and
+	// a free port when empty).
+	UploadProxyAddress string
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -75,6 +78,15 @@ type Services struct {
 	stopOnce sync.Once
 	stopErr  error
 	cliURL   string
+	upload   *uploadProxyEndpoint
+}
+
+// UploadProxyURL is cdi-uploadproxy's URL; empty when it does not run.
+func (s *Services) UploadProxyURL() string {
+	if s.upload == nil {
+		return ""
+	}
+	return s.upload.url
 }
 
 // CLIDownloadsURL is where virtctl builds are served; empty when not.
@@ -167,6 +179,13 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 		if err := startVirtAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "virt-api")); err != nil {
 			return err
 		}
+		pub, err := startCDIAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "cdi-api"))
+		if err != nil {
+			return err
+		}
+		if err := s.upload.serve(mctx, mgr.GetClient(), s.temporal, pub); err != nil {
+			return err
+		}
 	}
 	if cfg.CLIDownloads != "" {
 		if s.cliURL, err = startCLIDownloads(mctx, cfg.CLIDownloads, cfg.CLIDownloadsAddress); err != nil {
@@ -191,7 +210,7 @@ func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *r
 		return nil
 	}
 	for _, n := range cfg.Nodes {
-		w := worker.NewNode(s.temporal, n.NodeName, direct)
+		w := worker.NewNode(s.temporal, n.NodeName, n.NodeIP, direct)
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("starting node worker of %s: %w", n.NodeName, err)
 		}

@@ -32,18 +32,43 @@ const (
 	apiServiceName = "v1.subresources.kubevirt.io"
 )
 
-// startVirtAPI serves subresources.kubevirt.io/v1 over TLS on 127.0.0.1 and
-// registers it with the aggregation layer through an ExternalName Service
-// pointing at localhost, which needs no kube-proxy and no endpoint IPs.
+// aggregatedAPI is an API group served in-process behind the aggregation
+// layer, through an ExternalName Service pointing at localhost, which
+// needs no kube-proxy and no endpoint IPs.
+type aggregatedAPI struct {
+	service, apiService, group, version string
+	certDir                             string
+	// handler builds the server's handler around the check that a
+	// request came through the aggregator.
+	handler func(authenticate func(*http.Request) error) http.Handler
+}
+
+// startVirtAPI serves subresources.kubevirt.io/v1.
 func startVirtAPI(ctx context.Context, c client.Client, certDir string) error {
-	host := virtAPIService + "." + Namespace + ".svc"
-	bundle, _, err := webhookcert.Ensure(certDir, []string{host, "localhost", "127.0.0.1"}, webhookcert.DefaultPolicy, time.Now())
+	return serveAggregated(ctx, c, aggregatedAPI{
+		service: virtAPIService, apiService: apiServiceName, group: virtapi.SubresourceGroup, version: virtapi.SubresourceVersion,
+		certDir: certDir,
+		handler: func(auth func(*http.Request) error) http.Handler {
+			srv := &virtapi.Server{
+				Actions: &virtapi.Actions{Client: c}, Version: Version,
+				Nodes:        &virtapi.NodeAgents{Client: c, Namespace: Namespace, TokenSecret: handler.TokenSecret},
+				Authenticate: auth,
+			}
+			return srv.Handler()
+		},
+	})
+}
+
+// serveAggregated serves api over TLS on 127.0.0.1 and registers it.
+func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) error {
+	host := api.service + "." + Namespace + ".svc"
+	bundle, _, err := webhookcert.Ensure(api.certDir, []string{host, "localhost", "127.0.0.1"}, webhookcert.DefaultPolicy, time.Now())
 	if err != nil {
 		return err
 	}
-	watcher, err := certwatcher.New(filepath.Join(certDir, webhookcert.CertFile), filepath.Join(certDir, webhookcert.KeyFile))
+	watcher, err := certwatcher.New(filepath.Join(api.certDir, webhookcert.CertFile), filepath.Join(api.certDir, webhookcert.KeyFile))
 	if err != nil {
-		return fmt.Errorf("loading virt-api certificate: %w", err)
+		return fmt.Errorf("loading %s certificate: %w", api.service, err)
 	}
 	go func() { _ = watcher.Start(ctx) }()
 	clientCAs, allowed, err := frontProxyTrust(ctx, c)
@@ -52,18 +77,13 @@ func startVirtAPI(ctx context.Context, c client.Client, certDir string) error {
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("listening for virt-api: %w", err)
-	}
-	srv := &virtapi.Server{
-		Actions: &virtapi.Actions{Client: c}, Version: Version,
-		Nodes:        &virtapi.NodeAgents{Client: c, Namespace: Namespace, TokenSecret: handler.TokenSecret},
-		Authenticate: proxyAuthenticator(allowed),
+		return fmt.Errorf("listening for %s: %w", api.service, err)
 	}
 	tlsCfg := &tls.Config{GetCertificate: watcher.GetCertificate, ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: clientCAs, MinVersion: tls.VersionTLS12}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: api.handler(proxyAuthenticator(allowed)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = hs.Close() }()
 	go func() { _ = hs.Serve(tls.NewListener(l, tlsCfg)) }()
-	return registerAPIService(ctx, c, l.Addr().(*net.TCPAddr).Port, bundle)
+	return registerAPIService(ctx, c, api, l.Addr().(*net.TCPAddr).Port, bundle)
 }
 
 // frontProxyTrust reads the aggregator's client CA and allowed names from
@@ -85,7 +105,7 @@ func frontProxyTrust(ctx context.Context, c client.Client) (*x509.CertPool, []st
 func proxyAuthenticator(allowed []string) func(*http.Request) error {
 	return func(r *http.Request) error {
 		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
-			return errors.New("virt-api only serves requests proxied by the Kubernetes API server")
+			return errors.New("this API only serves requests proxied by the Kubernetes API server")
 		}
 		cn := r.TLS.VerifiedChains[0][0].Subject.CommonName
 		if len(allowed) > 0 && !slices.Contains(allowed, cn) {
@@ -95,31 +115,31 @@ func proxyAuthenticator(allowed []string) func(*http.Request) error {
 	}
 }
 
-func registerAPIService(ctx context.Context, c client.Client, port int, bundle []byte) error {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: virtAPIService}}
+func registerAPIService(ctx context.Context, c client.Client, api aggregatedAPI, port int, bundle []byte) error {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: api.service}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, c, svc, func() error {
 		svc.Spec = corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}
 		return nil
 	}); err != nil {
-		return fmt.Errorf("writing Service %s: %w", virtAPIService, err)
+		return fmt.Errorf("writing Service %s: %w", api.service, err)
 	}
 	apiSvc := &unstructured.Unstructured{}
 	apiSvc.SetAPIVersion("apiregistration.k8s.io/v1")
 	apiSvc.SetKind("APIService")
-	apiSvc.SetName(apiServiceName)
+	apiSvc.SetName(api.apiService)
 	apiSvc.Object["spec"] = map[string]any{
-		"group": virtapi.SubresourceGroup, "version": virtapi.SubresourceVersion,
+		"group": api.group, "version": api.version,
 		"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
 		"caBundle": bundle,
-		"service":  map[string]any{"namespace": Namespace, "name": virtAPIService, "port": int64(port)},
+		"service":  map[string]any{"namespace": Namespace, "name": api.service, "port": int64(port)},
 	}
-	if err := c.Patch(ctx, apiSvc, client.Apply, client.FieldOwner("virt-api"), client.ForceOwnership); err != nil {
-		return fmt.Errorf("registering APIService %s: %w", apiServiceName, err)
+	if err := c.Patch(ctx, apiSvc, client.Apply, client.FieldOwner(api.service), client.ForceOwnership); err != nil {
+		return fmt.Errorf("registering APIService %s: %w", api.apiService, err)
 	}
-	return waitAPIServiceAvailable(ctx, c, port)
+	return waitAPIServiceAvailable(ctx, c, api.apiService, port)
 }
 
-func waitAPIServiceAvailable(ctx context.Context, c client.Client, port int) error {
+func waitAPIServiceAvailable(ctx context.Context, c client.Client, apiServiceName string, port int) error {
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		obj := &unstructured.Unstructured{}

@@ -28,8 +28,8 @@ const DefaultFilesystemOverhead = cdiv1.Percent("0.055")
 type Reconciler struct {
 	Client client.Client
 	// UploadProxyURL is where cdi-uploadproxy listens, unless the config
-	// overrides it.
-	UploadProxyURL string
+	// overrides it; UploadProxyCA is the PEM its certificate chains to.
+	UploadProxyURL, UploadProxyCA string
 }
 
 // Reconcile writes CDIConfig "config" from the (first) CDI CR.
@@ -78,6 +78,9 @@ func (r *Reconciler) status(ctx context.Context, cfg *cdiv1.CDIConfig) (cdiv1.CD
 		st.UploadProxyURL = u
 	} else if r.UploadProxyURL != "" {
 		st.UploadProxyURL = &r.UploadProxyURL
+	}
+	if r.UploadProxyCA != "" {
+		st.UploadProxyCA = &r.UploadProxyCA
 	}
 	if p := cfg.Spec.Preallocation; p != nil {
 		st.Preallocation = *p

@@ -30,6 +30,22 @@ const Finalizer = "cdi.kubevirt.io/dataVolumeFinalizer"
 // WorkflowID is the import workflow's ID for a DataVolume UID.
 func WorkflowID(uid string) string { return "cdi-import-" + uid }
 
+// UploadWorkflowID is the upload workflow's ID for a DataVolume UID.
+func UploadWorkflowID(uid string) string { return "cdi-upload-" + uid }
+
+// isUpload tells whether the DataVolume waits for an upload.
+func isUpload(dv *cdiv1.DataVolume) bool {
+	return dv.Spec.Source != nil && dv.Spec.Source.Upload != nil
+}
+
+// workflowOf is the ID and type of the workflow that fills the DataVolume.
+func workflowOf(dv *cdiv1.DataVolume) (id, typ string) {
+	if isUpload(dv) {
+		return UploadWorkflowID(string(dv.UID)), wf.UploadWorkflowName
+	}
+	return WorkflowID(string(dv.UID)), wf.ImportWorkflowName
+}
+
 // Reconciler reconciles DataVolumes.
 type Reconciler struct {
 	Client    crclient.Client
@@ -103,7 +119,7 @@ func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc
 // importState describes the import workflow, starting it if it does not
 // exist yet, and maps it to the DataVolume's status.
 func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl claim) (cdiv1.DataVolumeStatus, error) {
-	id := WorkflowID(string(dv.UID))
+	id, _ := workflowOf(dv)
 	var progress wf.ImportProgress
 	state, err := workflowstate.Describe(ctx, r.Temporal, id, wf.ProgressMemoKey, &progress)
 	if err != nil {
@@ -136,12 +152,13 @@ func (r *Reconciler) startImport(ctx context.Context, dv *cdiv1.DataVolume, cl c
 		return err
 	}
 	in.Request.Source, in.Request.Blank = src, dv.Spec.Source.Blank != nil
+	id, typ := workflowOf(dv)
 	opts := client.StartWorkflowOptions{
-		ID: WorkflowID(string(dv.UID)), TaskQueue: r.TaskQueue,
+		ID: id, TaskQueue: r.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}
-	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, wf.ImportWorkflowName, in); err != nil {
+	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, typ, in); err != nil {
 		return fmt.Errorf("starting import workflow for DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
 	}
 	r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportScheduled", "Import into %s scheduled on node %s (workflow %s)", dv.Name, t.node, opts.ID)
@@ -154,7 +171,7 @@ func (r *Reconciler) finalize(ctx context.Context, dv *cdiv1.DataVolume) (ctrl.R
 	if !controllerutil.ContainsFinalizer(dv, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	id := WorkflowID(string(dv.UID))
+	id, _ := workflowOf(dv)
 	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -23,7 +23,7 @@ func (r *Reconciler) sourceRef(ctx context.Context, dv *cdiv1.DataVolume) (stora
 		ref := storage.SourceRef{URL: *s.Registry.URL, Registry: true, SecretRef: deref(s.Registry.SecretRef), CertConfigMap: deref(s.Registry.CertConfigMap)}
 		ref.Insecure = r.insecureRegistry(ctx, ref.URL)
 		return ref, nil
-	case s != nil && s.Blank != nil:
+	case s != nil && (s.Blank != nil || s.Upload != nil):
 		return storage.SourceRef{}, nil
 	}
 	return storage.SourceRef{}, fmt.Errorf("DataVolume %s/%s has no source virtflow can import", dv.Namespace, dv.Name)

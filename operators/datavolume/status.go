@@ -72,9 +72,29 @@ func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVol
 		if act, ok := state.Activity(storage.ImportDiskName); ok {
 			st.Phase, running = runningState(act, &st)
 		}
+		if isUpload(dv) {
+			st.Phase, running = uploadState(state)
+		}
 		st.Conditions = []cdiv1.DataVolumeCondition{bound, cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""), running}
 	}
+	if isUpload(dv) && st.Phase == cdiv1.Succeeded {
+		st.Conditions[2].Message = "Upload Complete"
+	}
 	return st
+}
+
+// uploadState is UploadReady once the node's upload server has published
+// its address, UploadScheduled before.
+func uploadState(state workflowstate.State) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	act, ok := state.Activity(storage.ReceiveUploadName)
+	var p storage.UploadProgress
+	if ok {
+		_, _ = act.Heartbeat(&p)
+	}
+	if p.Address == "" {
+		return cdiv1.UploadScheduled, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Upload server starting")
+	}
+	return cdiv1.UploadReady, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
 }
 
 // runningState reads the import activity: its heartbeat's percentage, and
@@ -125,14 +145,20 @@ func (r *Reconciler) phaseEvent(dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus)
 	switch st.Phase {
 	case cdiv1.ImportInProgress:
 		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportInProgress", "Import into %s in progress", dv.Name)
+	case cdiv1.UploadReady:
+		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "UploadReady", "Upload into %s is ready", dv.Name)
 	case cdiv1.Succeeded:
-		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportSucceeded", "Successfully imported into PVC %s", dv.Name)
+		reason, verb := "ImportSucceeded", "imported"
+		if isUpload(dv) {
+			reason, verb = "UploadSucceeded", "uploaded"
+		}
+		r.Recorder.Eventf(dv, corev1.EventTypeNormal, reason, "Successfully %s into PVC %s", verb, dv.Name)
 	case cdiv1.Failed:
 		r.Recorder.Eventf(dv, corev1.EventTypeWarning, ReasonError, "Import into %s failed: %s", dv.Name, st.Conditions[len(st.Conditions)-1].Message)
 	case cdiv1.WaitForFirstConsumer:
 		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "WaitForFirstConsumer", "PVC %s waits for its first consumer", dv.Name)
 	}
-	if st.Phase == cdiv1.ImportScheduled || st.Phase == cdiv1.ImportInProgress {
+	if st.Phase == cdiv1.ImportScheduled || st.Phase == cdiv1.ImportInProgress || st.Phase == cdiv1.UploadScheduled {
 		if dv.Status.Phase == cdiv1.Pending || dv.Status.Phase == cdiv1.WaitForFirstConsumer || dv.Status.Phase == "" {
 			r.Recorder.Eventf(dv, corev1.EventTypeNormal, ReasonBound, "PVC %s Bound", dv.Name)
 		}

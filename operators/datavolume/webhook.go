@@ -121,10 +121,10 @@ func validateSource(f *field.Path, s *cdiv1.DataVolumeSource) []metav1.StatusCau
 			return invalid(f.Child("registry", "url"), "source registry url should start with docker://")
 		}
 		return nil
-	case s.Blank != nil:
+	case s.Blank != nil, s.Upload != nil:
 		return nil
 	}
-	return invalid(f, "only http, registry and blank sources are supported by this virtflow release")
+	return invalid(f, "only http, registry, upload and blank sources are supported by this virtflow release")
 }
 
 func deny(causes []metav1.StatusCause) admission.Response {

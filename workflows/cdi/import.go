@@ -54,7 +54,13 @@ type ImportProgress struct {
 // deleted (the reconciler shows the last failure); what can never succeed
 // fails the workflow. Cancelling it removes the partial disk and scratch
 // files.
-func ImportDataVolume(ctx workflow.Context, in ImportInput) (res storage.ImportResult, err error) {
+func ImportDataVolume(ctx workflow.Context, in ImportInput) (storage.ImportResult, error) {
+	return fillVolume(ctx, in, storage.ImportDiskName)
+}
+
+// fillVolume runs one data-path activity into the volume on its node,
+// with cleanup of partial data when cancelled.
+func fillVolume(ctx workflow.Context, in ImportInput, activityName string) (res storage.ImportResult, err error) {
 	if err := publish(ctx, ImportProgress{Step: StepImporting}); err != nil {
 		return res, err
 	}
@@ -69,7 +75,7 @@ func ImportDataVolume(ctx workflow.Context, in ImportInput) (res storage.ImportR
 	}()
 	// Not wrapped: the failure's type and message are the DataVolume's
 	// condition as they are.
-	if err := workflow.ExecuteActivity(node, storage.ImportDiskName, in.Request).Get(node, &res); err != nil {
+	if err := workflow.ExecuteActivity(node, activityName, in.Request).Get(node, &res); err != nil {
 		return res, err
 	}
 	if err := workflow.ExecuteActivity(node, storage.CleanupDiskName, in.Request, false).Get(node, nil); err != nil {

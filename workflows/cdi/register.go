@@ -23,13 +23,19 @@ func importOptions() workflow.RegisterOptions {
 	return workflow.RegisterOptions{Name: ImportWorkflowName}
 }
 
+func uploadOptions() workflow.RegisterOptions {
+	return workflow.RegisterOptions{Name: UploadWorkflowName}
+}
+
 // RegisterWorkflows adds the CDI workflows to a control worker.
 func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ImportDataVolume, importOptions())
+	r.RegisterWorkflowWithOptions(UploadDataVolume, uploadOptions())
 }
 
 // RegisterNodeActivities adds the disk activities to a node's worker.
 func RegisterNodeActivities(r ActivityRegistry, a *storage.Activities) {
 	r.RegisterActivityWithOptions(a.ImportDisk, activity.RegisterOptions{Name: storage.ImportDiskName})
 	r.RegisterActivityWithOptions(a.CleanupImport, activity.RegisterOptions{Name: storage.CleanupDiskName})
+	r.RegisterActivityWithOptions(a.ReceiveUpload, activity.RegisterOptions{Name: storage.ReceiveUploadName})
 }

@@ -1,0 +1,252 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+)
+
+// ReceiveUploadName is the upload server activity, on a node's queue.
+const ReceiveUploadName = "storage.ReceiveUpload"
+
+// UploadPath is where the node's upload server takes the image.
+const UploadPath = "/v1beta1/upload"
+
+// UploadProgress is heartbeated: where the upload server listens (the
+// proxy forwards there) and how much it has received.
+type UploadProgress struct {
+	Address  string `json:"address"`
+	Received int64  `json:"received"`
+}
+
+// ReceiveUpload serves one upload into the volume: it listens on the
+// node, publishes its address in heartbeats, and returns once an upload
+// has been written. A failed attempt (a dropped connection) leaves it
+// listening for the next one; an image that can never fit ends it.
+func (a *Activities) ReceiveUpload(ctx context.Context, req ImportRequest) (ImportResult, error) {
+	host := a.NodeIP
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("listening for the upload: %w", err)
+	}
+	u := &uploadServer{a: a, req: req, done: make(chan uploadOutcome, 1)}
+	srv := &http.Server{Handler: u, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		activity.RecordHeartbeat(ctx, UploadProgress{Address: l.Addr().String(), Received: u.received.Load()})
+		select {
+		case out := <-u.done:
+			return out.res, out.err
+		case <-ctx.Done():
+			return ImportResult{}, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+type uploadOutcome struct {
+	res ImportResult
+	err error
+}
+
+// uploadServer writes each POSTed image to the volume's disk.
+type uploadServer struct {
+	a        *Activities
+	req      ImportRequest
+	received atomic.Int64
+	busy     atomic.Bool
+	done     chan uploadOutcome
+}
+
+func (u *uploadServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != UploadPath {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	if !u.busy.CompareAndSwap(false, true) {
+		http.Error(w, "an upload into this volume is already in progress", http.StatusConflict)
+		return
+	}
+	defer u.busy.Store(false)
+	u.received.Store(0)
+	res, err := u.write(r.Context(), &countingReader{r: r.Body, n: &u.received})
+	switch {
+	case err == nil:
+		w.WriteHeader(http.StatusOK)
+		u.done <- uploadOutcome{res: res}
+	case errors.Is(err, ErrTargetTooSmall) || errors.Is(err, ErrUnsupportedImage):
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		u.done <- uploadOutcome{err: classify(err)}
+	default:
+		// A dropped or broken upload: the client may send it again.
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// write decompresses the stream as its magic says, then writes raw (and
+// iso) straight into the disk in one pass; qcow2 needs random access, so
+// it lands in scratch space on the volume and is converted from there.
+func (u *uploadServer) write(ctx context.Context, body io.Reader) (ImportResult, error) {
+	stream, closeStream, err := decompressed(ctx, bufio.NewReaderSize(body, 1<<20))
+	if err != nil {
+		return ImportResult{}, err
+	}
+	defer closeStream()
+	br := bufio.NewReaderSize(stream, 1<<20)
+	head, _ := br.Peek(4)
+	disk := filepath.Join(u.req.VolumeDir, DiskFileName)
+	if !bytes.Equal(head, []byte("QFI\xfb")) {
+		n, err := writeStream(disk, br, u.req.Size)
+		if err != nil {
+			return ImportResult{}, err
+		}
+		return ImportResult{Format: "raw", VirtualSize: n}, GrowRaw(ctx, disk, u.req.Size)
+	}
+	scratch := volumeScratch(u.req.VolumeDir)
+	defer os.RemoveAll(scratch)
+	if err := os.MkdirAll(scratch, 0o700); err != nil {
+		return ImportResult{}, fmt.Errorf("creating scratch directory: %w", err)
+	}
+	tmp := filepath.Join(scratch, "upload.qcow2")
+	if _, err := writeStream(tmp, br, 0); err != nil {
+		return ImportResult{}, err
+	}
+	info, err := ImportFile(ctx, tmp, disk, ImportOptions{Cache: CacheModeFor(u.req.VolumeDir), Size: u.req.Size, ScratchDir: ScratchDir(u.req.Key)})
+	return ImportResult{Format: info.Format, VirtualSize: info.VirtualSize}, err
+}
+
+// decompressed unwraps gzip in process and xz through the xz tool.
+func decompressed(ctx context.Context, br *bufio.Reader) (io.Reader, func(), error) {
+	head, _ := br.Peek(16)
+	switch compressionOf(head) {
+	case "gz":
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: reading gzip stream: %w", ErrUnsupportedImage, err)
+		}
+		return zr, func() { zr.Close() }, nil
+	case "xz":
+		cmd := exec.CommandContext(ctx, "xz", "-dc")
+		cmd.Stdin = br
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, nil, fmt.Errorf("starting xz: %w", err)
+		}
+		x := &xzReader{out: out, cmd: cmd, stderr: &stderr}
+		return x, x.close, nil
+	}
+	return br, func() {}, nil
+}
+
+// xzReader turns xz's failure (a truncated or corrupt stream) into a read
+// error instead of a clean end of data.
+type xzReader struct {
+	out    io.Reader
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	waited bool
+}
+
+func (x *xzReader) Read(p []byte) (int, error) {
+	n, err := x.out.Read(p)
+	if err == io.EOF && !x.waited {
+		x.waited = true
+		if werr := x.cmd.Wait(); werr != nil {
+			return n, fmt.Errorf("decompressing xz: %w: %s", werr, bytes.TrimSpace(x.stderr.Bytes()))
+		}
+	}
+	return n, err
+}
+
+func (x *xzReader) close() {
+	if !x.waited {
+		_ = x.cmd.Process.Kill()
+		_ = x.cmd.Wait()
+	}
+}
+
+// writeStream writes r into path sparse (zero blocks are skipped), and
+// refuses more than limit bytes when limit is set, with CDI's message.
+func writeStream(path string, r io.Reader, limit int64) (int64, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o660)
+	if err != nil {
+		return 0, fmt.Errorf("creating %s: %w", path, err)
+	}
+	defer f.Close()
+	buf, zero := make([]byte, 1<<20), make([]byte, registryBlock)
+	var off int64
+	for {
+		n, rerr := fill(r, buf)
+		if limit > 0 && off+int64(n) > limit {
+			return off, fmt.Errorf("%w: Virtual image size is larger than the reported available storage %d. A larger PVC is required.", ErrTargetTooSmall, limit)
+		}
+		for i := 0; i < n; i += registryBlock {
+			b := buf[i:min(i+registryBlock, n)]
+			if !bytes.Equal(b, zero[:len(b)]) {
+				if _, err := f.WriteAt(b, off+int64(i)); err != nil {
+					return off, fmt.Errorf("writing %s: %w", path, err)
+				}
+			}
+		}
+		off += int64(n)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return off, fmt.Errorf("receiving the upload: %w", rerr)
+		}
+	}
+	if err := f.Truncate(off); err != nil {
+		return off, fmt.Errorf("sizing %s: %w", path, err)
+	}
+	return off, f.Sync()
+}
+
+// fill reads until buf is full or r fails; unlike io.ReadFull it keeps a
+// clean io.EOF apart from a body cut short (io.ErrUnexpectedEOF).
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

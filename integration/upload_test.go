@@ -1,0 +1,108 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/cdiapi"
+)
+
+func uploadDV(name string) *cdiv1.DataVolume {
+	dv := importDV(name, "", "64Mi", true)
+	dv.Spec.Source = &cdiv1.DataVolumeSource{Upload: &cdiv1.DataVolumeSourceUpload{}}
+	return dv
+}
+
+// uploadToken asks cdi-apiserver, through the aggregated API, for a token.
+func uploadToken(t *testing.T, pvc string) string {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(env.cp.RESTConfig())
+	require.NoError(t, err)
+	gvr := schema.GroupVersionResource{Group: "upload.cdi.kubevirt.io", Version: "v1beta1", Resource: "uploadtokenrequests"}
+	req := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "upload.cdi.kubevirt.io/v1beta1", "kind": "UploadTokenRequest",
+		"metadata": map[string]any{"name": pvc, "namespace": "default"}, "spec": map[string]any{"pvcName": pvc},
+	}}
+	got, err := dc.Resource(gvr).Namespace("default").Create(context.Background(), req, metav1.CreateOptions{})
+	require.NoError(t, err)
+	token, _, _ := unstructured.NestedString(got.Object, "status", "token")
+	require.NotEmpty(t, token)
+	return token
+}
+
+func postUpload(t *testing.T, proxy, token string, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, proxy+"/v1beta1/upload", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(msg)
+}
+
+// expiredToken signs a token for pvc that expired a minute ago, with
+// cdi-apiserver's own key, as a token kept too long would be.
+func expiredToken(t *testing.T, pvc string) string {
+	t.Helper()
+	sec := &corev1.Secret{}
+	require.NoError(t, env.admin.Get(context.Background(), types.NamespacedName{Namespace: platform.Namespace, Name: "cdi-api-signing-key"}, sec))
+	tok, err := cdiapi.Signer{Key: ed25519.NewKeyFromSeed(sec.Data["seed"])}.Issue("default", pvc, time.Now().Add(-time.Hour), time.Minute)
+	require.NoError(t, err)
+	return tok
+}
+
+// Only a valid, unexpired token for this claim gets an upload through;
+// the upload lands as the disk's raw content.
+func TestUploadNeedsAValidTokenForTheClaim(t *testing.T) {
+	node := storageNode(t)
+	svc := services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, Nodes: []handler.Config{node}})
+	dir := testImages(t)
+	image, err := os.ReadFile(filepath.Join(dir, "disk.qcow2"))
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, env.admin.Create(ctx, uploadDV("dv-upload")))
+	defer deleteDV(t, "dv-upload")
+	require.NoError(t, env.admin.Create(ctx, importDV("dv-not-upload", "http://127.0.0.1:1/x.qcow2", "64Mi", false)))
+	defer deleteDV(t, "dv-not-upload")
+	waitDVPhase(t, "dv-upload", cdiv1.UploadReady, time.Minute)
+	proxy := svc.UploadProxyURL()
+
+	code, msg := postUpload(t, proxy, "not-a-token", image)
+	require.Equal(t, http.StatusUnauthorized, code, msg)
+	code, msg = postUpload(t, proxy, expiredToken(t, "dv-upload"), image)
+	require.Equal(t, http.StatusUnauthorized, code, msg)
+	require.Contains(t, msg, "token expired")
+	code, msg = postUpload(t, proxy, uploadToken(t, "dv-not-upload"), image)
+	require.Equal(t, http.StatusForbidden, code, msg)
+	require.Equal(t, cdiv1.UploadReady, getDV(t, "dv-upload").Status.Phase, "refused uploads change nothing")
+
+	code, msg = postUpload(t, proxy, uploadToken(t, "dv-upload"), image)
+	require.Equal(t, http.StatusOK, code, msg)
+	dv := waitDVPhase(t, "dv-upload", cdiv1.Succeeded, time.Minute)
+	require.Equal(t, "Upload Complete", dvCondition(dv, cdiv1.DataVolumeRunning).Message)
+	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-upload")))
+}
