@@ -106,3 +106,30 @@ func TestUploadNeedsAValidTokenForTheClaim(t *testing.T) {
 	require.Equal(t, "Upload Complete", dvCondition(dv, cdiv1.DataVolumeRunning).Message)
 	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-upload")))
 }
+
+// virtctl image-upload creates the DataVolume, gets a token, finds the
+// proxy and its CA in CDIConfig (no --insecure, no URL), streams the image
+// and waits until it is processed.
+func TestVirtctlImageUpload(t *testing.T) {
+	node := storageNode(t)
+	services(t, platform.ServicesConfig{SkipHCO: true, Nodes: []handler.Config{node}})
+	ctx := context.Background()
+	cdi := &cdiv1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}
+	require.NoError(t, env.admin.Create(ctx, cdi))
+	defer env.admin.Delete(ctx, cdi)
+	require.Eventually(t, func() bool {
+		cfg := &cdiv1.CDIConfig{}
+		return env.admin.Get(ctx, types.NamespacedName{Name: "config"}, cfg) == nil &&
+			cfg.Status.UploadProxyURL != nil && cfg.Status.UploadProxyCA != nil
+	}, time.Minute, 200*time.Millisecond, "CDIConfig names the upload proxy and its CA")
+	dir := testImages(t)
+	out, err := runVirtctl("image-upload", "dv", "dv-virtctl", "--size", "64Mi", "--image-path", filepath.Join(dir, "image-a"),
+		"--force-bind", "--storage-class", platform.HostpathStorageClass)
+	require.NoError(t, err, out)
+	defer deleteDV(t, "dv-virtctl")
+	require.Contains(t, out, "Uploading data completed successfully")
+	require.Contains(t, out, "Processing completed successfully")
+	require.Equal(t, cdiv1.Succeeded, getDV(t, "dv-virtctl").Status.Phase)
+	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.raw"), 64<<20), fileDigest(t, diskOf(t, "dv-virtctl")),
+		"the xz-compressed raw image was written as its content")
+}

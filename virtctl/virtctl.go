@@ -39,6 +39,11 @@ Commands:
             [--volume-pvc src:CLAIM[,name:N][,bootorder:N]] [--termination-grace-period S]
             [--cloud-init-user-data BASE64 | --user U --ssh-key KEY]
                                    print a VirtualMachine manifest (no cluster needed)
+  image-upload dv NAME --image-path FILE [--size SIZE] [--storage-class SC]
+            [--access-mode MODE] [--volume-mode filesystem|block] [--uploadproxy-url URL]
+            [--insecure] [--no-create] [--force-bind] [--wait-secs N]
+                                   upload a local disk image to a new (or, with
+                                   --no-create, an existing) DataVolume
 `
 
 // Main runs virtctl with args (without the program name).
@@ -61,6 +66,9 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("create needs a kind: vm\n%s", usage)
 		}
 		return createVM(rest[2:], *ns, out)
+	}
+	if rest[0] == "image-upload" {
+		return imageUpload(ctx, rest[1:], *kubeconfig, *ns, *as, out)
 	}
 	c, cfg, namespace, err := connect(*kubeconfig, *ns, *as)
 	if err != nil {

@@ -57,7 +57,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 	}
 	base := cfg.DeepCopy()
 	cfg.Status = want
-	if err := r.Client.Status().Patch(ctx, cfg, client.MergeFrom(base)); err != nil {
+	// Upstream's CDIConfig CRD has no status subresource: status is
+	// written with the object.
+	if err := r.Client.Patch(ctx, cfg, client.MergeFrom(base)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("writing status of CDIConfig %s: %w", Name, err)
 	}
 	return ctrl.Result{}, nil
