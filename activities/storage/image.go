@@ -139,7 +139,7 @@ func importExport(ctx context.Context, exp *HTTPExport, dst string, opts ImportO
 	if err := CheckFits(info, opts.Size); err != nil {
 		return info, err
 	}
-	err = CopyResumable(ctx, exp.Socket(), info.Format, info.VirtualSize, dst, CopyOptions{
+	err = CopyResumable(ctx, NBDNode(exp.Socket()), info.Format, info.VirtualSize, dst, CopyOptions{
 		Cache: opts.Cache, From: opts.From, Checkpoint: opts.Checkpoint,
 		Progress: func(done int64) {
 			if opts.Progress != nil && info.VirtualSize > 0 {

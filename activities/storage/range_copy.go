@@ -36,12 +36,30 @@ type CopyOptions struct {
 	ChunkTime time.Duration
 }
 
-// CopyResumable writes the guest view of an NBD export (format raw or
-// qcow2, virtual size total) into dst as raw, chunk by chunk, so that a
-// copy cut short resumes from its last checkpoint instead of from zero.
-// Rewriting a chunk is harmless, so a chunk that was in flight when the
-// copy died is simply written again.
-func CopyResumable(ctx context.Context, sock, format string, total int64, dst string, opts CopyOptions) error {
+// Node is a qemu protocol node (where an image's bytes come from), its
+// option keys under a prefix.
+type Node func(prefix string) string
+
+// NBDNode reads an NBD export on a unix socket.
+func NBDNode(sock string) Node {
+	return func(prefix string) string {
+		return prefix + "driver=nbd," + prefix + "server.type=unix," + prefix + "server.path=" + optEscape(sock)
+	}
+}
+
+// FileNode reads a local file.
+func FileNode(path string) Node {
+	return func(prefix string) string {
+		return prefix + "driver=file," + prefix + "filename=" + optEscape(path)
+	}
+}
+
+// CopyResumable writes the guest view of src (format raw or qcow2,
+// virtual size total) into dst as raw, chunk by chunk, so that a copy cut
+// short resumes from its last checkpoint instead of from zero. Rewriting
+// a chunk is harmless, so a chunk that was in flight when the copy died is
+// simply written again.
+func CopyResumable(ctx context.Context, src Node, format string, total int64, dst string, opts CopyOptions) error {
 	if err := ensureSize(dst, total); err != nil {
 		return err
 	}
@@ -57,7 +75,7 @@ func CopyResumable(ctx context.Context, sock, format string, total int64, dst st
 				opts.Progress(off + int64(pct*float64(n)/100))
 			}
 		}
-		if err := CopyRange(ctx, sock, format, dst, opts.Cache, off, n, progress); err != nil {
+		if err := CopyRange(ctx, src, format, dst, opts.Cache, off, n, progress); err != nil {
 			return err
 		}
 		off += n
@@ -101,11 +119,11 @@ func ensureSize(dst string, size int64) error {
 // CopyRange writes bytes [off, off+n) of the export's guest view to the
 // same range of dst with qemu-img, which reads qcow2 natively, skips zero
 // areas (punching holes) and writes with the given cache mode.
-func CopyRange(ctx context.Context, sock, format, dst, cache string, off, n int64, progress Progress) error {
+func CopyRange(ctx context.Context, from Node, format, dst, cache string, off, n int64, progress Progress) error {
 	window := ",offset=" + strconv.FormatInt(off, 10) + ",size=" + strconv.FormatInt(n, 10)
-	src := "driver=raw" + window + "," + nbdOpts("file.", sock)
+	src := "driver=raw" + window + "," + from("file.")
 	if format == "qcow2" {
-		src = "driver=raw" + window + ",file.driver=qcow2," + nbdOpts("file.file.", sock)
+		src = "driver=raw" + window + ",file.driver=qcow2," + from("file.file.")
 	}
 	dstOpts := "driver=raw" + window + ",file.driver=file,file.filename=" + optEscape(dst)
 	cmd := exec.CommandContext(ctx, "qemu-img", "convert", "-p", "-n", "-W", "-t", cache,
@@ -125,11 +143,6 @@ func CopyRange(ctx context.Context, sock, format, dst, cache string, off, n int6
 		return fmt.Errorf("writing bytes %d-%d of %s: %w: %s", off, off+n, dst, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
-}
-
-// nbdOpts is a qemu NBD client node on a unix socket, its keys under prefix.
-func nbdOpts(prefix, sock string) string {
-	return prefix + "driver=nbd," + prefix + "server.type=unix," + prefix + "server.path=" + optEscape(sock)
 }
 
 // optEscape doubles commas, which qemu's option syntax uses as separators.

@@ -42,14 +42,17 @@ func binderName(dv *cdiv1.DataVolume) string { return "cdi-binder-" + dv.Name }
 // ensureBinder creates a pod that uses the claim, so the real scheduler
 // selects a node for it (honouring WaitForFirstConsumer) and the
 // provisioner on that node binds it.
-func (r *Reconciler) ensureBinder(ctx context.Context, dv *cdiv1.DataVolume) error {
+//
+// A clone's binder is held to its source's node (affinity), where the
+// copy can stay local.
+func (r *Reconciler) ensureBinder(ctx context.Context, dv *cdiv1.DataVolume, affinity *corev1.Affinity) error {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: binderName(dv), Namespace: dv.Namespace,
 			Labels: map[string]string{BinderLabel: string(dv.UID), "app": "containerized-data-importer"},
 		},
 		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
+			RestartPolicy: corev1.RestartPolicyNever, Affinity: affinity,
 			Containers: []corev1.Container{{
 				Name: "binder", Image: "virtflow/binder",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{

@@ -41,8 +41,8 @@ type claim struct {
 
 // ensureClaim creates the DataVolume's claim (same name, owned by it) or
 // reads the existing one.
-func (r *Reconciler) ensureClaim(ctx context.Context, dv *cdiv1.DataVolume) (claim, error) {
-	want, err := r.desiredClaim(ctx, dv)
+func (r *Reconciler) ensureClaim(ctx context.Context, dv *cdiv1.DataVolume, srcSize int64) (claim, error) {
+	want, err := r.desiredClaim(ctx, dv, srcSize)
 	if err != nil {
 		return claim{}, err
 	}
@@ -70,7 +70,7 @@ func (r *Reconciler) ensureClaim(ctx context.Context, dv *cdiv1.DataVolume) (cla
 // adds the filesystem overhead, so the disk gets the requested size; the
 // pvc form is taken as written and the disk gets what is left after the
 // overhead, as CDI does.
-func (r *Reconciler) desiredClaim(ctx context.Context, dv *cdiv1.DataVolume) (claim, error) {
+func (r *Reconciler) desiredClaim(ctx context.Context, dv *cdiv1.DataVolume, srcSize int64) (claim, error) {
 	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{
 		Name: dv.Name, Namespace: dv.Namespace, Labels: map[string]string{"app": "containerized-data-importer"},
 		Annotations: map[string]string{AnnCreatedForDataVolume: string(dv.UID)},
@@ -90,10 +90,12 @@ func (r *Reconciler) desiredClaim(ctx context.Context, dv *cdiv1.DataVolume) (cl
 	if dv.Spec.Storage == nil {
 		return claim{}, errors.New("DataVolume has neither spec.pvc nor spec.storage")
 	}
-	return r.storageClaim(ctx, dv.Spec.Storage, pvc)
+	return r.storageClaim(ctx, dv.Spec.Storage, pvc, srcSize)
 }
 
-func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pvc *corev1.PersistentVolumeClaim) (claim, error) {
+// A clone of the storage form may leave the size out: it takes the
+// source's (srcSize).
+func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pvc *corev1.PersistentVolumeClaim, srcSize int64) (claim, error) {
 	pvc.Spec = corev1.PersistentVolumeClaimSpec{
 		AccessModes: st.AccessModes, VolumeMode: st.VolumeMode, Selector: st.Selector,
 		StorageClassName: st.StorageClassName, VolumeName: st.VolumeName,
@@ -102,6 +104,15 @@ func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pv
 	}
 	if err := r.applyProfile(ctx, &pvc.Spec); err != nil {
 		return claim{}, err
+	}
+	if _, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; !ok && srcSize > 0 {
+		// The source's claim already holds its overhead, and the disk
+		// keeps the source's size (usable 0: nothing to grow to).
+		if pvc.Spec.Resources.Requests == nil {
+			pvc.Spec.Resources.Requests = corev1.ResourceList{}
+		}
+		pvc.Spec.Resources.Requests[corev1.ResourceStorage] = *resource.NewQuantity(srcSize, resource.BinarySI)
+		return claim{pvc: pvc}, nil
 	}
 	req := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
 	size := req.Value()

@@ -40,6 +40,9 @@ func isUpload(dv *cdiv1.DataVolume) bool {
 
 // workflowOf is the ID and type of the workflow that fills the DataVolume.
 func workflowOf(dv *cdiv1.DataVolume) (id, typ string) {
+	if isClone(dv) {
+		return "cdi-clone-" + string(dv.UID), wf.CloneWorkflowName
+	}
 	if isUpload(dv) {
 		return UploadWorkflowID(string(dv.UID)), wf.UploadWorkflowName
 	}
@@ -69,12 +72,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("adding finalizer to DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
 		}
 	}
-	cl, err := r.ensureClaim(ctx, dv)
+	src, notReady, err := r.cloneSource(ctx, dv)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if notReady != "" {
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, r.writeStatus(ctx, dv, sourceNotReady(dv, notReady))
+	}
+	cl, err := r.ensureClaim(ctx, dv, src.size)
 	if err != nil {
 		return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, dv, failedClaim(dv, err))
 	}
 	if cl.pvc.Status.Phase != corev1.ClaimBound {
-		st, err := r.awaitBinding(ctx, dv, cl.pvc)
+		st, err := r.awaitBinding(ctx, dv, cl.pvc, src)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -83,7 +93,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.deleteBinder(ctx, dv); err != nil {
 		return ctrl.Result{}, err
 	}
-	st, err := r.importState(ctx, dv, cl)
+	st, err := r.importState(ctx, dv, cl, src)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -99,13 +109,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // awaitBinding reports an unbound claim and, where the DataVolume asked for
 // immediate binding of a WaitForFirstConsumer claim, lets the scheduler
 // pick its node.
-func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim) (cdiv1.DataVolumeStatus, error) {
+//
+// A clone binds at once, next to its source.
+func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, src cloneSrc) (cdiv1.DataVolumeStatus, error) {
 	wffc, immediate, err := r.waitsForConsumer(ctx, dv, pvc)
 	if err != nil {
 		return cdiv1.DataVolumeStatus{}, err
 	}
+	immediate = immediate || isClone(dv)
 	if wffc && immediate {
-		if err := r.ensureBinder(ctx, dv); err != nil {
+		if err := r.ensureBinder(ctx, dv, src.affinity); err != nil {
 			return cdiv1.DataVolumeStatus{}, err
 		}
 	}
@@ -118,7 +131,7 @@ func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc
 
 // importState describes the import workflow, starting it if it does not
 // exist yet, and maps it to the DataVolume's status.
-func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl claim) (cdiv1.DataVolumeStatus, error) {
+func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl claim, src cloneSrc) (cdiv1.DataVolumeStatus, error) {
 	id, _ := workflowOf(dv)
 	var progress wf.ImportProgress
 	state, err := workflowstate.Describe(ctx, r.Temporal, id, wf.ProgressMemoKey, &progress)
@@ -130,7 +143,7 @@ func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl c
 			// The workflow's history was retired; the disk stays done.
 			return dv.Status, nil
 		}
-		if err := r.startImport(ctx, dv, cl); err != nil {
+		if err := r.start(ctx, dv, cl, src); err != nil {
 			return cdiv1.DataVolumeStatus{}, err
 		}
 		state.Phase = workflowstate.Running
@@ -138,20 +151,16 @@ func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl c
 	return importStatus(dv, state), nil
 }
 
-func (r *Reconciler) startImport(ctx context.Context, dv *cdiv1.DataVolume, cl claim) error {
+// start starts the workflow that fills the claim on its node.
+func (r *Reconciler) start(ctx context.Context, dv *cdiv1.DataVolume, cl claim, src cloneSrc) error {
 	t, err := r.target(ctx, cl.pvc)
 	if err != nil {
 		return err
 	}
-	in := wf.ImportInput{
-		DataVolume: dv.Namespace + "/" + dv.Name, Node: t.node,
-		Request: storage.ImportRequest{Namespace: dv.Namespace, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID)},
-	}
-	src, err := r.sourceRef(ctx, dv)
+	in, err := r.workflowInput(ctx, dv, cl, t, src)
 	if err != nil {
 		return err
 	}
-	in.Request.Source, in.Request.Blank = src, dv.Spec.Source.Blank != nil
 	id, typ := workflowOf(dv)
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: r.TaskQueue,
@@ -159,10 +168,29 @@ func (r *Reconciler) startImport(ctx context.Context, dv *cdiv1.DataVolume, cl c
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}
 	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, typ, in); err != nil {
-		return fmt.Errorf("starting import workflow for DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+		return fmt.Errorf("starting workflow %s for DataVolume %s/%s: %w", typ, dv.Namespace, dv.Name, err)
 	}
-	r.Recorder.Eventf(dv, corev1.EventTypeNormal, "ImportScheduled", "Import into %s scheduled on node %s (workflow %s)", dv.Name, t.node, opts.ID)
+	r.Recorder.Eventf(dv, corev1.EventTypeNormal, scheduledReason(dv), "%s into %s scheduled on node %s (workflow %s)", typ, dv.Name, t.node, opts.ID)
 	return nil
+}
+
+// workflowInput is the import, upload or clone workflow's input.
+func (r *Reconciler) workflowInput(ctx context.Context, dv *cdiv1.DataVolume, cl claim, t target, src cloneSrc) (any, error) {
+	name := dv.Namespace + "/" + dv.Name
+	if isClone(dv) {
+		if src.node != t.node {
+			return nil, fmt.Errorf("clone source is on node %s and the target on %s: cross-node clone is not supported yet", src.node, t.node)
+		}
+		req := storage.CloneRequest{SourceDir: src.dir, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID)}
+		return wf.CloneInput{DataVolume: name, Node: t.node, Request: req}, nil
+	}
+	ref, err := r.sourceRef(ctx, dv)
+	if err != nil {
+		return nil, err
+	}
+	req := storage.ImportRequest{Namespace: dv.Namespace, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID),
+		Source: ref, Blank: dv.Spec.Source.Blank != nil}
+	return wf.ImportInput{DataVolume: name, Node: t.node, Request: req}, nil
 }
 
 // finalize cancels a running import and waits for it to clean up, so a

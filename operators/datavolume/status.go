@@ -69,8 +69,15 @@ func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVol
 	default:
 		st.Phase = cdiv1.ImportScheduled
 		running := cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Import scheduled")
+		if isClone(dv) {
+			st.Phase, running.Message = cdiv1.CloneScheduled, "Clone scheduled"
+		}
 		if act, ok := state.Activity(storage.ImportDiskName); ok {
 			st.Phase, running = runningState(act, &st)
+		}
+		if act, ok := state.Activity(storage.CloneDiskName); ok {
+			_, running = runningState(act, &st)
+			st.Phase = cdiv1.CloneInProgress
 		}
 		if isUpload(dv) {
 			st.Phase, running = uploadState(state)
@@ -79,6 +86,9 @@ func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVol
 	}
 	if isUpload(dv) && st.Phase == cdiv1.Succeeded {
 		st.Conditions[2].Message = "Upload Complete"
+	}
+	if isClone(dv) && st.Phase == cdiv1.Succeeded {
+		st.Conditions[2].Message = "Clone Complete"
 	}
 	return st
 }
@@ -152,13 +162,16 @@ func (r *Reconciler) phaseEvent(dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus)
 		if isUpload(dv) {
 			reason, verb = "UploadSucceeded", "uploaded"
 		}
+		if isClone(dv) {
+			reason, verb = "CloneSucceeded", "cloned"
+		}
 		r.Recorder.Eventf(dv, corev1.EventTypeNormal, reason, "Successfully %s into PVC %s", verb, dv.Name)
 	case cdiv1.Failed:
 		r.Recorder.Eventf(dv, corev1.EventTypeWarning, ReasonError, "Import into %s failed: %s", dv.Name, st.Conditions[len(st.Conditions)-1].Message)
 	case cdiv1.WaitForFirstConsumer:
 		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "WaitForFirstConsumer", "PVC %s waits for its first consumer", dv.Name)
 	}
-	if st.Phase == cdiv1.ImportScheduled || st.Phase == cdiv1.ImportInProgress || st.Phase == cdiv1.UploadScheduled {
+	if st.Phase == cdiv1.ImportScheduled || st.Phase == cdiv1.ImportInProgress || st.Phase == cdiv1.UploadScheduled || st.Phase == cdiv1.CloneScheduled {
 		if dv.Status.Phase == cdiv1.Pending || dv.Status.Phase == cdiv1.WaitForFirstConsumer || dv.Status.Phase == "" {
 			r.Recorder.Eventf(dv, corev1.EventTypeNormal, ReasonBound, "PVC %s Bound", dv.Name)
 		}

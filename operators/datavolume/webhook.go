@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
@@ -20,11 +22,16 @@ import (
 const ValidatePath = "/datavolume-validate"
 
 // Validator rejects invalid DataVolumes and any change to an existing
-// DataVolume's spec, with CDI's messages.
-type Validator struct{ Decoder admission.Decoder }
+// DataVolume's spec, with CDI's messages, and a clone whose requester may
+// not read the source namespace's claims as clone sources.
+type Validator struct {
+	Decoder admission.Decoder
+	// Client asks the API server whether the requester may clone.
+	Client client.Client
+}
 
 // Handle validates CREATE and UPDATE.
-func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
+func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	dv := &cdiv1.DataVolume{}
 	if err := v.Decoder.Decode(req, dv); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding DataVolume: %w", err))
@@ -40,7 +47,37 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 		}
 		return admission.Allowed("")
 	}
-	return deny(ValidateSpec(field.NewPath("spec"), &dv.Spec))
+	if causes := ValidateSpec(field.NewPath("spec"), &dv.Spec); len(causes) > 0 {
+		return deny(causes)
+	}
+	if dv.Spec.Source.PVC != nil && v.Client != nil {
+		return v.authorizeClone(ctx, req, dv.Spec.Source.PVC)
+	}
+	return admission.Allowed("")
+}
+
+// authorizeClone lets a clone through only when its requester may create
+// datavolumes/source in the source namespace, as CDI requires.
+func (v *Validator) authorizeClone(ctx context.Context, req admission.Request, src *cdiv1.DataVolumeSourcePVC) admission.Response {
+	u := req.UserInfo
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, val := range u.Extra {
+		extra[k] = authorizationv1.ExtraValue(val)
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: u.Username, Groups: u.Groups, UID: u.UID, Extra: extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: src.Namespace, Verb: "create", Group: cdiv1.SchemeGroupVersion.Group, Resource: "datavolumes", Subresource: "source",
+		},
+	}}
+	if err := v.Client.Create(ctx, sar); err != nil {
+		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("checking clone permission: %w", err))
+	}
+	if !sar.Status.Allowed {
+		return deny(invalid(field.NewPath("spec", "source", "PVC"), fmt.Sprintf(
+			"insufficient permissions in clone source namespace: user %s may not create datavolumes/source in namespace %s", u.Username, src.Namespace)))
+	}
+	return admission.Allowed("")
 }
 
 func invalid(f *field.Path, msg string) []metav1.StatusCause {
@@ -88,6 +125,10 @@ func validateTarget(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCa
 		}
 	}
 	size, ok := requests[corev1.ResourceStorage]
+	if !ok && spec.Storage != nil && spec.Source != nil && spec.Source.PVC != nil {
+		// A clone of the storage form takes its source's size.
+		return nil
+	}
 	if !ok {
 		return invalid(f.Child(name, "resources", "requests", "size"), fmt.Sprintf("%s size is missing", name))
 	}
@@ -121,10 +162,15 @@ func validateSource(f *field.Path, s *cdiv1.DataVolumeSource) []metav1.StatusCau
 			return invalid(f.Child("registry", "url"), "source registry url should start with docker://")
 		}
 		return nil
+	case s.PVC != nil:
+		if s.PVC.Namespace == "" || s.PVC.Name == "" {
+			return invalid(f.Child("PVC"), fmt.Sprintf("%s source PVC is not valid", f.Child("PVC")))
+		}
+		return nil
 	case s.Blank != nil, s.Upload != nil:
 		return nil
 	}
-	return invalid(f, "only http, registry, upload and blank sources are supported by this virtflow release")
+	return invalid(f, "only http, registry, upload, pvc and blank sources are supported by this virtflow release")
 }
 
 func deny(causes []metav1.StatusCause) admission.Response {

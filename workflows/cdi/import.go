@@ -55,31 +55,39 @@ type ImportProgress struct {
 // fails the workflow. Cancelling it removes the partial disk and scratch
 // files.
 func ImportDataVolume(ctx workflow.Context, in ImportInput) (storage.ImportResult, error) {
-	return fillVolume(ctx, in, storage.ImportDiskName)
+	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: storage.ImportDiskName, input: in.Request, cleanup: in.Request})
 }
 
-// fillVolume runs one data-path activity into the volume on its node,
-// with cleanup of partial data when cancelled.
-func fillVolume(ctx workflow.Context, in ImportInput, activityName string) (res storage.ImportResult, err error) {
+// fill is one data-path activity into a volume on its node.
+type fill struct {
+	dataVolume, node, activity string
+	input                      any
+	// cleanup names the volume and scratch space to clear.
+	cleanup storage.ImportRequest
+}
+
+// fillVolume runs the data-path activity, with cleanup of partial data
+// when cancelled.
+func fillVolume(ctx workflow.Context, in fill) (res storage.ImportResult, err error) {
 	if err := publish(ctx, ImportProgress{Step: StepImporting}); err != nil {
 		return res, err
 	}
-	node := workflow.WithActivityOptions(ctx, nodeOptions(in.Node))
+	node := workflow.WithActivityOptions(ctx, nodeOptions(in.node))
 	defer func() {
 		if !errors.Is(ctx.Err(), workflow.ErrCanceled) {
 			return
 		}
 		dctx, _ := workflow.NewDisconnectedContext(node)
 		_ = publish(dctx, ImportProgress{Step: StepCleanup})
-		_ = workflow.ExecuteActivity(dctx, storage.CleanupDiskName, in.Request, true).Get(dctx, nil)
+		_ = workflow.ExecuteActivity(dctx, storage.CleanupDiskName, in.cleanup, true).Get(dctx, nil)
 	}()
 	// Not wrapped: the failure's type and message are the DataVolume's
 	// condition as they are.
-	if err := workflow.ExecuteActivity(node, activityName, in.Request).Get(node, &res); err != nil {
+	if err := workflow.ExecuteActivity(node, in.activity, in.input).Get(node, &res); err != nil {
 		return res, err
 	}
-	if err := workflow.ExecuteActivity(node, storage.CleanupDiskName, in.Request, false).Get(node, nil); err != nil {
-		return res, fmt.Errorf("cleaning up after %s: %w", in.DataVolume, err)
+	if err := workflow.ExecuteActivity(node, storage.CleanupDiskName, in.cleanup, false).Get(node, nil); err != nil {
+		return res, fmt.Errorf("cleaning up after %s: %w", in.dataVolume, err)
 	}
 	return res, publish(ctx, ImportProgress{Step: StepCompleted, Format: res.Format, VirtualSize: res.VirtualSize, ResumedFrom: res.ResumedFrom})
 }

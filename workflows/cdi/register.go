@@ -31,6 +31,7 @@ func uploadOptions() workflow.RegisterOptions {
 func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ImportDataVolume, importOptions())
 	r.RegisterWorkflowWithOptions(UploadDataVolume, uploadOptions())
+	r.RegisterWorkflowWithOptions(CloneDataVolume, workflow.RegisterOptions{Name: CloneWorkflowName})
 }
 
 // RegisterNodeActivities adds the disk activities to a node's worker.
@@ -38,4 +39,5 @@ func RegisterNodeActivities(r ActivityRegistry, a *storage.Activities) {
 	r.RegisterActivityWithOptions(a.ImportDisk, activity.RegisterOptions{Name: storage.ImportDiskName})
 	r.RegisterActivityWithOptions(a.CleanupImport, activity.RegisterOptions{Name: storage.CleanupDiskName})
 	r.RegisterActivityWithOptions(a.ReceiveUpload, activity.RegisterOptions{Name: storage.ReceiveUploadName})
+	r.RegisterActivityWithOptions(a.CloneDisk, activity.RegisterOptions{Name: storage.CloneDiskName})
 }

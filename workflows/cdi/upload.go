@@ -15,5 +15,5 @@ const UploadWorkflowName = "cdi.UploadDataVolume"
 // started again on retry, and the client sends the image again.
 // Cancelling it removes the partial disk.
 func UploadDataVolume(ctx workflow.Context, in ImportInput) (storage.ImportResult, error) {
-	return fillVolume(ctx, in, storage.ReceiveUploadName)
+	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: storage.ReceiveUploadName, input: in.Request, cleanup: in.Request})
 }
