@@ -42,7 +42,7 @@ type benchRow struct {
 func TestBench(t *testing.T) {
 	qemuNode := nodeConfig(t)
 	simNode := simulatedNode(t, "virtflow-sim-1")
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true,
+	svc := services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true,
 		Nodes: []handler.Config{qemuNode, simNode}})
 	bench := &bencher{t: t, client: fastClient(t)}
 	runs := envInt("BENCH_RUNS", 3)
@@ -50,7 +50,7 @@ func TestBench(t *testing.T) {
 	rows = append(rows, bench.singleVM(qemuNode, runs)...)
 	rows = append(rows, bench.massCreate(simNode, envInt("BENCH_SIMULATED_VMS", 100)))
 	rows = append(rows, bench.massCreate(qemuNode, envInt("BENCH_QEMU_VMS", 10)))
-	rows = append(rows, bench.importRow())
+	rows = append(rows, bench.storageRows(svc.UploadProxyURL())...)
 	printTable(rows)
 }
 

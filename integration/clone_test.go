@@ -73,6 +73,7 @@ func TestCloneAcrossNamespacesNeedsPermission(t *testing.T) {
 	defer deleteDV(t, "dv-clone")
 	dv := waitDVPhase(t, "dv-clone", cdiv1.Succeeded, 2*time.Minute)
 	require.Equal(t, "Clone Complete", dvCondition(dv, cdiv1.DataVolumeRunning).Message)
+	recordHistory(t, "VIRTFLOW_RECORD_CLONE_HISTORY", "cdi-clone-"+string(dv.UID))
 	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-clone")),
 		"the clone holds the source's disk, sized as the source (the storage form took its size)")
 }

@@ -15,7 +15,8 @@ import (
 
 // recordHistory rewrites a replay test's history from a real run when the
 // environment variable envVar (VIRTFLOW_RECORD_HISTORY for the install,
-// VIRTFLOW_RECORD_IMPORT_HISTORY for an import) names the file to write.
+// VIRTFLOW_RECORD_{IMPORT,UPLOAD,CLONE,CRON}_HISTORY for CDI's workflows)
+// names the file to write.
 func recordHistory(t *testing.T, envVar, workflowID string) {
 	path := os.Getenv(envVar)
 	if path == "" {

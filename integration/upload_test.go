@@ -26,10 +26,11 @@ import (
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/cdiapi"
+	"github.com/virtflow/virtflow/operators/datavolume"
 )
 
-func uploadDV(name string) *cdiv1.DataVolume {
-	dv := importDV(name, "", "64Mi", true)
+func uploadDV(name, size string) *cdiv1.DataVolume {
+	dv := importDV(name, "", size, true)
 	dv.Spec.Source = &cdiv1.DataVolumeSource{Upload: &cdiv1.DataVolumeSourceUpload{}}
 	return dv
 }
@@ -84,7 +85,7 @@ func TestUploadNeedsAValidTokenForTheClaim(t *testing.T) {
 	image, err := os.ReadFile(filepath.Join(dir, "disk.qcow2"))
 	require.NoError(t, err)
 	ctx := context.Background()
-	require.NoError(t, env.admin.Create(ctx, uploadDV("dv-upload")))
+	require.NoError(t, env.admin.Create(ctx, uploadDV("dv-upload", "64Mi")))
 	defer deleteDV(t, "dv-upload")
 	require.NoError(t, env.admin.Create(ctx, importDV("dv-not-upload", "http://127.0.0.1:1/x.qcow2", "64Mi", false)))
 	defer deleteDV(t, "dv-not-upload")
@@ -104,6 +105,7 @@ func TestUploadNeedsAValidTokenForTheClaim(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, msg)
 	dv := waitDVPhase(t, "dv-upload", cdiv1.Succeeded, time.Minute)
 	require.Equal(t, "Upload Complete", dvCondition(dv, cdiv1.DataVolumeRunning).Message)
+	recordHistory(t, "VIRTFLOW_RECORD_UPLOAD_HISTORY", datavolume.UploadWorkflowID(string(dv.UID)))
 	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-upload")))
 }
 

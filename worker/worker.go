@@ -9,6 +9,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/activities/cdicron"
 	hcoacts "github.com/virtflow/virtflow/activities/hco"
 	"github.com/virtflow/virtflow/activities/storage"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
@@ -27,6 +28,7 @@ func NewControl(c client.Client, kube crclient.Client) sdkworker.Worker {
 	w := sdkworker.New(c, ControlTaskQueue, sdkworker.Options{})
 	hcowf.Register(w, &hcoacts.Activities{Client: kube})
 	cdiwf.RegisterWorkflows(w)
+	cdiwf.RegisterCronActivities(w, &cdicron.Activities{Client: kube})
 	return w
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/cdiconfig"
 	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/operators/dataimportcron"
+	"github.com/virtflow/virtflow/operators/datasource"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
@@ -126,8 +128,8 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 	return nil
 }
 
-// registerCDI adds the DataVolume and StorageProfile controllers and
-// prepares cdi-uploadproxy's endpoint.
+// registerCDI adds the DataVolume, StorageProfile, DataSource and
+// DataImportCron controllers and prepares cdi-uploadproxy's endpoint.
 func (s *Services) registerCDI(mgr ctrl.Manager, cfg ServicesConfig) error {
 	var err error
 	if s.upload, err = newUploadProxyEndpoint(filepath.Join(cfg.CertDir, "cdi-uploadproxy"), cfg.UploadProxyAddress); err != nil {
@@ -142,6 +144,16 @@ func (s *Services) registerCDI(mgr ctrl.Manager, cfg ServicesConfig) error {
 	}
 	if err := (&storageprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up StorageProfile controller: %w", err)
+	}
+	if err := (&datasource.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	dic := &dataimportcron.Reconciler{
+		Client: mgr.GetClient(), Temporal: s.temporal, Schedules: s.temporal.ScheduleClient(),
+		TaskQueue: worker.ControlTaskQueue, Recorder: mgr.GetEventRecorderFor("dataimportcron-controller"),
+	}
+	if err := dic.SetupWithManager(mgr); err != nil {
+		return err
 	}
 	return nil
 }

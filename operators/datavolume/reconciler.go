@@ -213,6 +213,7 @@ func (r *Reconciler) finalize(ctx context.Context, dv *cdiv1.DataVolume) (ctrl.R
 	if err := r.deleteBinder(ctx, dv); err != nil {
 		return ctrl.Result{}, err
 	}
+	forgetProgress(dv)
 	controllerutil.RemoveFinalizer(dv, Finalizer)
 	if err := r.Client.Update(ctx, dv); err != nil {
 		return ctrl.Result{}, fmt.Errorf("removing finalizer from DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)

@@ -136,6 +136,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, dv *cdiv1.DataVolume, st c
 			}
 		}
 	}
+	recordProgress(dv, st.Progress)
 	if equality.Semantic.DeepEqual(dv.Status, st) {
 		return nil
 	}

@@ -31,6 +31,7 @@ func uploadOptions() workflow.RegisterOptions {
 func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ImportDataVolume, importOptions())
 	r.RegisterWorkflowWithOptions(UploadDataVolume, uploadOptions())
+	r.RegisterWorkflowWithOptions(PollDataImportCron, pollCronOptions())
 	r.RegisterWorkflowWithOptions(CloneDataVolume, workflow.RegisterOptions{Name: CloneWorkflowName})
 }
 

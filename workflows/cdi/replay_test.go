@@ -5,15 +5,31 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
-// TestReplayRecordedImport replays the history of a real import whose node
-// worker was killed halfway (recorded by the integration test
-// TestImportResumesAfterTheNodeWorkerIsKilled with
-// VIRTFLOW_RECORD_IMPORT_HISTORY set). It fails when a change to the
-// workflow code is not replay-safe.
-func TestReplayRecordedImport(t *testing.T) {
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(ImportDataVolume, importOptions())
-	require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/import_history.json"))
+// TestReplayRecordedHistories replays histories of real runs, recorded by
+// the integration tests with VIRTFLOW_RECORD_<KIND>_HISTORY set:
+//   - import: TestImportResumesAfterTheNodeWorkerIsKilled (the node worker
+//     was killed halfway, so the history has a retried attempt);
+//   - upload: TestUploadNeedsAValidTokenForTheClaim;
+//   - clone: TestCloneAcrossNamespacesNeedsPermission;
+//   - cron: TestDataImportCronFollowsItsSource (a poll that imported a
+//     changed source, pointed the DataSource at it and garbage-collected).
+//
+// It fails when a change to the workflow code is not replay-safe.
+func TestReplayRecordedHistories(t *testing.T) {
+	for file, wf := range map[string]struct {
+		fn   any
+		opts workflow.RegisterOptions
+	}{
+		"testdata/import_history.json": {ImportDataVolume, importOptions()},
+		"testdata/upload_history.json": {UploadDataVolume, uploadOptions()},
+		"testdata/clone_history.json":  {CloneDataVolume, workflow.RegisterOptions{Name: CloneWorkflowName}},
+		"testdata/cron_history.json":   {PollDataImportCron, pollCronOptions()},
+	} {
+		replayer := worker.NewWorkflowReplayer()
+		replayer.RegisterWorkflowWithOptions(wf.fn, wf.opts)
+		require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, file), file)
+	}
 }
