@@ -77,3 +77,32 @@ func TestCloneAcrossNamespacesNeedsPermission(t *testing.T) {
 	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-clone")),
 		"the clone holds the source's disk, sized as the source (the storage form took its size)")
 }
+
+// A DataVolume naming a DataSource (sourceRef), as VMs made from common
+// templates do, clones the claim the DataSource points at.
+func TestDataVolumeFromADataSource(t *testing.T) {
+	node := storageNode(t)
+	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, Nodes: []handler.Config{node}})
+	ctx := context.Background()
+	dir := testImages(t)
+	srv := serveImages(t, dir)
+	require.NoError(t, env.admin.Create(ctx, importDV("boot-source", srv.url+"/image-a", "64Mi", true)))
+	defer deleteDV(t, "boot-source")
+	ds := &cdiv1.DataSource{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "guest"},
+		Spec: cdiv1.DataSourceSpec{Source: cdiv1.DataSourceSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: "default", Name: "boot-source"}}}}
+	require.NoError(t, env.admin.Create(ctx, ds))
+	defer env.admin.Delete(ctx, ds)
+
+	dv := importDV("from-ds", "", "1Mi", false)
+	dv.Spec.Source, dv.Spec.Storage.Resources.Requests = nil, nil
+	dv.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: cdiv1.DataVolumeDataSource, Name: "guest"}
+	require.NoError(t, env.admin.Create(ctx, dv))
+	defer deleteDV(t, "from-ds")
+	waitDVPhase(t, "from-ds", cdiv1.Succeeded, 2*time.Minute)
+	require.Equal(t, fileDigest(t, diskOf(t, "boot-source")), fileDigest(t, diskOf(t, "from-ds")))
+
+	missing := importDV("from-nowhere", "", "1Mi", false)
+	missing.Spec.Source = nil
+	missing.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: cdiv1.DataVolumeDataSource, Name: "no-such-source"}
+	require.ErrorContains(t, env.admin.Create(ctx, missing), "SourceRef DataSource/default/no-such-source not found")
+}

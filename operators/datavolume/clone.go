@@ -8,10 +8,37 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// isClone tells whether the DataVolume copies another claim.
-func isClone(dv *cdiv1.DataVolume) bool { return dv.Spec.Source != nil && dv.Spec.Source.PVC != nil }
+// isClone tells whether the DataVolume copies another claim, named
+// directly or through a DataSource (sourceRef).
+func isClone(dv *cdiv1.DataVolume) bool {
+	return (dv.Spec.Source != nil && dv.Spec.Source.PVC != nil) || dv.Spec.SourceRef != nil
+}
+
+// sourceRefPVC resolves a DataSource reference to the claim it points at;
+// notReady says why it cannot be used yet.
+func sourceRefPVC(ctx context.Context, c client.Client, dv *cdiv1.DataVolume) (ref *cdiv1.DataVolumeSourcePVC, notReady string, err error) {
+	if dv.Spec.SourceRef == nil {
+		return dv.Spec.Source.PVC, "", nil
+	}
+	ns := dv.Namespace
+	if n := dv.Spec.SourceRef.Namespace; n != nil && *n != "" {
+		ns = *n
+	}
+	key := types.NamespacedName{Namespace: ns, Name: dv.Spec.SourceRef.Name}
+	ds := &cdiv1.DataSource{}
+	if err := c.Get(ctx, key, ds); apierrors.IsNotFound(err) {
+		return nil, fmt.Sprintf("SourceRef %s/%s/%s not found", cdiv1.DataVolumeDataSource, ns, key.Name), nil
+	} else if err != nil {
+		return nil, "", fmt.Errorf("reading DataSource %s: %w", key, err)
+	}
+	if ds.Spec.Source.PVC == nil {
+		return nil, fmt.Sprintf("DataSource %s has no pvc source yet", key), nil
+	}
+	return ds.Spec.Source.PVC, "", nil
+}
 
 // cloneSrc is a clone's bound source: where its disk is, how big its claim
 // is, and the node affinity that keeps the target next to it.
@@ -29,7 +56,10 @@ func (r *Reconciler) cloneSource(ctx context.Context, dv *cdiv1.DataVolume) (src
 	if !isClone(dv) {
 		return src, "", nil
 	}
-	ref := dv.Spec.Source.PVC
+	ref, notReady, err := sourceRefPVC(ctx, r.Client, dv)
+	if err != nil || notReady != "" {
+		return src, notReady, err
+	}
 	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
 	pvc := &corev1.PersistentVolumeClaim{}
 	if err := r.Client.Get(ctx, key, pvc); apierrors.IsNotFound(err) {

@@ -50,10 +50,17 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	if causes := ValidateSpec(field.NewPath("spec"), &dv.Spec); len(causes) > 0 {
 		return deny(causes)
 	}
-	if dv.Spec.Source.PVC != nil && v.Client != nil {
-		return v.authorizeClone(ctx, req, dv.Spec.Source.PVC)
+	if !isClone(dv) || v.Client == nil {
+		return admission.Allowed("")
 	}
-	return admission.Allowed("")
+	src, notReady, err := sourceRefPVC(ctx, v.Client, dv)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if notReady != "" {
+		return deny([]metav1.StatusCause{{Type: metav1.CauseTypeFieldValueNotFound, Message: notReady, Field: "spec.sourceRef"}})
+	}
+	return v.authorizeClone(ctx, req, src)
 }
 
 // authorizeClone lets a clone through only when its requester may create
@@ -98,8 +105,16 @@ func ValidateSpec(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCaus
 	if (spec.Source == nil) == (spec.SourceRef == nil) {
 		return invalid(f.Child("source"), "Data volume should have either Source or SourceRef, or be externally populated")
 	}
-	if spec.SourceRef != nil {
-		return invalid(f.Child("sourceRef"), "sourceRef (DataSource) is not supported by this virtflow release; use spec.source")
+	if r := spec.SourceRef; r != nil {
+		switch {
+		case r.Kind == "":
+			return invalid(f.Child("sourceRef", "Kind"), "Missing sourceRef kind")
+		case r.Kind != cdiv1.DataVolumeDataSource:
+			return invalid(f.Child("sourceRef", "Kind"), fmt.Sprintf("Unsupported sourceRef kind %s, currently only %s is supported", r.Kind, cdiv1.DataVolumeDataSource))
+		case r.Name == "":
+			return invalid(f.Child("sourceRef", "Name"), "Missing sourceRef name")
+		}
+		return nil
 	}
 	return validateSource(f.Child("source"), spec.Source)
 }
@@ -125,7 +140,7 @@ func validateTarget(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCa
 		}
 	}
 	size, ok := requests[corev1.ResourceStorage]
-	if !ok && spec.Storage != nil && spec.Source != nil && spec.Source.PVC != nil {
+	if !ok && spec.Storage != nil && ((spec.Source != nil && spec.Source.PVC != nil) || spec.SourceRef != nil) {
 		// A clone of the storage form takes its source's size.
 		return nil
 	}

@@ -33,6 +33,9 @@ func TestValidateSpecNamesTheProblemAsCDIDoes(t *testing.T) {
 		"no source":   {func(s *cdiv1.DataVolumeSpec) { s.Source = nil }, "Data volume should have either Source or SourceRef, or be externally populated"},
 		"two sources": {func(s *cdiv1.DataVolumeSpec) { s.Source.Blank = &cdiv1.DataVolumeBlankImage{} }, "Data volume must have exactly one source, found 2"},
 		"bad url":     {func(s *cdiv1.DataVolumeSpec) { s.Source.HTTP.URL = "ftp://x/y" }, `source URL "ftp://x/y" is not a valid http or https URL`},
+		"sourceRef kind": {func(s *cdiv1.DataVolumeSpec) {
+			s.Source, s.SourceRef = nil, &cdiv1.DataVolumeSourceRef{Kind: "PersistentVolumeClaim", Name: "x"}
+		}, "Unsupported sourceRef kind PersistentVolumeClaim, currently only DataSource is supported"},
 		"pvc without access mode": {func(s *cdiv1.DataVolumeSpec) {
 			s.PVC, s.Storage = &corev1.PersistentVolumeClaimSpec{Resources: s.Storage.Resources}, nil
 		}, "Required value: at least 1 access mode is required"},
