@@ -82,7 +82,7 @@ func (b *bencher) uploadRow(dir, raw, proxy string) benchRow {
 	}))
 	defer sink.Close()
 	base := time.Now()
-	runTool(b.t, "curl", "-sf", "--data-binary", "@"+raw, sink.URL)
+	runTool(b.t, "curl", "-sf", "-X", "POST", "-T", raw, sink.URL)
 	baseline := time.Since(base)
 	return benchRow{
 		name: "upload raw 1 GiB (256 MiB data) through cdi-uploadproxy",

@@ -49,6 +49,12 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 	if cfg.SkipComponentOperators {
 		return nil
 	}
+	return s.registerComponentOperators(mgr)
+}
+
+// registerComponentOperators adds virt-, cdi-, network-addons-, ssp- and
+// hostpath-provisioner-operators, and CDIConfig.
+func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 	disc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating discovery client: %w", err)

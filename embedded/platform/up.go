@@ -75,6 +75,13 @@ func (p *Platform) start(ctx context.Context) error {
 	if err := InstallManifests(ctx, p.cp.RESTConfig()); err != nil {
 		return err
 	}
+	return p.startServices(ctx)
+}
+
+// startServices starts operators, webhooks, the worker and the node agent,
+// then creates the default storage and HyperConverged.
+func (p *Platform) startServices(ctx context.Context) error {
+	o := p.opts
 	node, err := p.nodeConfig()
 	if err != nil {
 		return err
