@@ -65,6 +65,18 @@ func TestDataVolumeImportsEveryFormat(t *testing.T) {
 		require.NoError(t, env.admin.Create(context.Background(), importDV(name, srv.url+"/"+file, "64Mi", true)))
 		defer deleteDV(t, name)
 	}
+	blank := importDV("dv-blank", "", "64Mi", true)
+	blank.Spec.Source = &cdiv1.DataVolumeSource{Blank: &cdiv1.DataVolumeBlankImage{}}
+	require.NoError(t, env.admin.Create(context.Background(), blank))
+	defer deleteDV(t, "dv-blank")
+	pvcForm := importDV("dv-pvc-form", srv.url+"/disk.raw", "64Mi", true)
+	pvcForm.Spec.PVC = &corev1.PersistentVolumeClaimSpec{
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: ptrTo(testStorageClass),
+		Resources: pvcForm.Spec.Storage.Resources,
+	}
+	pvcForm.Spec.Storage = nil
+	require.NoError(t, env.admin.Create(context.Background(), pvcForm))
+	defer deleteDV(t, "dv-pvc-form")
 	for name, file := range sources {
 		dv := waitDVPhase(t, name, cdiv1.Succeeded, 2*time.Minute)
 		require.Equal(t, cdiv1.DataVolumeProgress("100.0%"), dv.Status.Progress, name)
@@ -77,6 +89,22 @@ func TestDataVolumeImportsEveryFormat(t *testing.T) {
 		}
 		require.Equal(t, referenceDigest(t, ref, 64<<20), fileDigest(t, diskOf(t, name)), "%s holds what qemu-img convert makes of %s", name, file)
 	}
+	waitDVPhase(t, "dv-blank", cdiv1.Succeeded, time.Minute)
+	zeros := filepath.Join(t.TempDir(), "zeros.raw")
+	require.NoError(t, os.Truncate(createEmpty(t, zeros), 64<<20))
+	require.Equal(t, fileDigest(t, zeros), fileDigest(t, diskOf(t, "dv-blank")), "a blank disk is 64 MiB of zeros")
+	// The pvc form is taken as written: the disk gets what is left after
+	// CDI's 5.5% filesystem overhead, aligned down to a MiB (60 MiB).
+	waitDVPhase(t, "dv-pvc-form", cdiv1.Succeeded, time.Minute)
+	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.raw"), 60<<20), fileDigest(t, diskOf(t, "dv-pvc-form")))
+}
+
+func createEmpty(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	return path
 }
 
 // Sources that can never work end Failed with the reason; a source that

@@ -57,5 +57,22 @@ func EnsureHostpathStorage(ctx context.Context, c client.Client) error {
 	if err := c.Create(ctx, sc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating StorageClass %s: %w", sc.Name, err)
 	}
+	return ensureCSIDriver(ctx, c)
+}
+
+// ensureCSIDriver registers the driver as the HPP operator does: its
+// volumes are node-local directories and need no attach step.
+func ensureCSIDriver(ctx context.Context, c client.Client) error {
+	no := false
+	drv := &storagev1.CSIDriver{
+		ObjectMeta: metav1.ObjectMeta{Name: csi.DriverName},
+		Spec: storagev1.CSIDriverSpec{
+			AttachRequired: &no, PodInfoOnMount: &no,
+			VolumeLifecycleModes: []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecyclePersistent},
+		},
+	}
+	if err := c.Create(ctx, drv); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating CSIDriver %s: %w", drv.Name, err)
+	}
 	return nil
 }
