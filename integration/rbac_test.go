@@ -52,4 +52,16 @@ func TestAggregatedRolesGiveViewersSightButNotControl(t *testing.T) {
 	}, time.Minute, 200*time.Millisecond, "edit did not aggregate kubevirt.io:edit")
 	require.True(t, allowed(t, "bob-editor", "subresources.kubevirt.io", "virtualmachineinstances", "console", "get"))
 	require.True(t, allowed(t, "bob-editor", "kubevirt.io", "virtualmachines", "", "create"))
+
+	// CDI's roles: editors upload and create DataVolumes; viewers may use
+	// the namespace's claims as clone sources but not change anything.
+	require.Eventually(t, func() bool {
+		return allowed(t, "bob-editor", "upload.cdi.kubevirt.io", "uploadtokenrequests", "", "create")
+	}, time.Minute, 200*time.Millisecond, "edit did not aggregate cdi.kubevirt.io:edit")
+	require.True(t, allowed(t, "bob-editor", "cdi.kubevirt.io", "datavolumes", "", "create"))
+	require.Eventually(t, func() bool {
+		return allowed(t, "alice-viewer", "cdi.kubevirt.io", "datavolumes", "source", "create")
+	}, time.Minute, 200*time.Millisecond, "view did not aggregate cdi.kubevirt.io:view")
+	require.False(t, allowed(t, "alice-viewer", "upload.cdi.kubevirt.io", "uploadtokenrequests", "", "create"))
+	require.False(t, allowed(t, "alice-viewer", "cdi.kubevirt.io", "datavolumes", "", "create"))
 }
