@@ -54,8 +54,15 @@ func uploadToken(t *testing.T, pvc string) string {
 
 func postUpload(t *testing.T, proxy, token string, body []byte) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, proxy+"/v1beta1/upload", bytes.NewReader(body))
+	return postUploadFrom(t, proxy, token, bytes.NewReader(body), int64(len(body)))
+}
+
+// postUploadFrom streams size bytes of body to the proxy.
+func postUploadFrom(t *testing.T, proxy, token string, body io.Reader, size int64) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, proxy+"/v1beta1/upload", body)
 	require.NoError(t, err)
+	req.ContentLength = size
 	req.Header.Set("Authorization", "Bearer "+token)
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	resp, err := hc.Do(req)

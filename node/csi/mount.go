@@ -24,26 +24,54 @@ type mountEntry struct {
 // findMount returns the topmost mount at exactly path (later mountinfo lines
 // are stacked on earlier ones). path must already be canonical.
 func findMount(path string) (entry mountEntry, found bool, err error) {
+	mounts, err := readMounts()
+	for _, e := range mounts {
+		if e.mountPoint == path {
+			entry, found = e, true
+		}
+	}
+	return entry, found, err
+}
+
+// readMounts lists the mount table in order.
+func readMounts() ([]mountEntry, error) {
 	f, err := os.Open(mountInfoPath)
 	if err != nil {
-		return mountEntry{}, false, fmt.Errorf("reading mount table: %w", err)
+		return nil, fmt.Errorf("reading mount table: %w", err)
 	}
 	defer f.Close()
+	var out []mountEntry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for sc.Scan() {
 		e, err := parseMountInfoLine(sc.Text())
 		if err != nil {
-			return mountEntry{}, false, err
+			return nil, err
 		}
-		if e.mountPoint == path {
-			entry, found = e, true
-		}
+		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
-		return mountEntry{}, false, fmt.Errorf("reading mount table: %w", err)
+		return nil, fmt.Errorf("reading mount table: %w", err)
 	}
-	return entry, found, nil
+	return out, nil
+}
+
+// publishedElsewhere tells whether the volume directory src is bind-mounted
+// at a mount point other than target.
+func publishedElsewhere(src, target string) (bool, error) {
+	mounts, err := readMounts()
+	if err != nil {
+		return false, err
+	}
+	for _, e := range mounts {
+		if e.mountPoint == target || e.mountPoint == src {
+			continue
+		}
+		if same, err := sameFile(e.mountPoint, src); err == nil && same {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // parseMountInfoLine reads "id parent major:minor root mountpoint options ...";

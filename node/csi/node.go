@@ -65,6 +65,14 @@ func (d *Driver) NodePublishVolume(_ context.Context, req *csi.NodePublishVolume
 	if err != nil {
 		return nil, err
 	}
+	if req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_SINGLE_NODE_SINGLE_WRITER {
+		// A single writer means one publication at a time.
+		if elsewhere, err := publishedElsewhere(src, target); err != nil {
+			return nil, status.Errorf(codes.Internal, "checking where volume %q is published: %v", id, err)
+		} else if elsewhere {
+			return nil, status.Errorf(codes.FailedPrecondition, "volume %q is single-writer and already published at another target", id)
+		}
+	}
 	if err := publish(src, target, readOnly); err != nil {
 		return nil, err
 	}

@@ -103,7 +103,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if st.Phase == cdiv1.Succeeded || st.Phase == cdiv1.Failed {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: time.Second}, nil
+	return ctrl.Result{RequeueAfter: pollInterval(time.Since(dv.CreationTimestamp.Time))}, nil
+}
+
+// pollInterval is how soon a running DataVolume is looked at again: a
+// workflow's end wakes no reconcile, so a young DataVolume (a small
+// import) is polled often and an old one (a long copy) rarely.
+func pollInterval(age time.Duration) time.Duration {
+	return max(200*time.Millisecond, min(2*time.Second, age/10))
 }
 
 // awaitBinding reports an unbound claim and, where the DataVolume asked for
