@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,11 +75,11 @@ func goldenCron(url string) *cdiv1.DataImportCron {
 	return &cdiv1.DataImportCron{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "golden-cron"},
 		Spec: cdiv1.DataImportCronSpec{
-			Schedule: "*/1 * * * *", ManagedDataSource: "golden", ImportsToKeep: ptrTo(int32(3)), RetentionPolicy: &none,
+			Schedule: "*/1 * * * *", ManagedDataSource: "golden", ImportsToKeep: ptr.To(int32(3)), RetentionPolicy: &none,
 			Template: cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{
 				Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: url}},
 				Storage: &cdiv1.StorageSpec{
-					StorageClassName: ptrTo(testStorageClass),
+					StorageClassName: ptr.To(testStorageClass),
 					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("64Mi")}},
 				},
 			}},

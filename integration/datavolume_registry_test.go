@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/virtflow/virtflow/embedded/platform"
@@ -73,7 +74,7 @@ func TestDataVolumeImportsFromARegistry(t *testing.T) {
 	defer env.admin.Delete(ctx, cm)
 
 	dv := importDV("dv-registry", "", "64Mi", true)
-	dv.Spec.Source = &cdiv1.DataVolumeSource{Registry: &cdiv1.DataVolumeSourceRegistry{URL: &url, CertConfigMap: ptrTo("registry-ca")}}
+	dv.Spec.Source = &cdiv1.DataVolumeSource{Registry: &cdiv1.DataVolumeSourceRegistry{URL: &url, CertConfigMap: ptr.To("registry-ca")}}
 	require.NoError(t, env.admin.Create(ctx, dv))
 	defer deleteDV(t, "dv-registry")
 	waitDVPhase(t, "dv-registry", cdiv1.Succeeded, 2*time.Minute)

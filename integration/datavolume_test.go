@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/virtflow/virtflow/embedded/platform"
@@ -71,7 +72,7 @@ func TestDataVolumeImportsEveryFormat(t *testing.T) {
 	defer deleteDV(t, "dv-blank")
 	pvcForm := importDV("dv-pvc-form", srv.url+"/disk.raw", "64Mi", true)
 	pvcForm.Spec.PVC = &corev1.PersistentVolumeClaimSpec{
-		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: ptrTo(testStorageClass),
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: ptr.To(testStorageClass),
 		Resources: pvcForm.Spec.Storage.Resources,
 	}
 	pvcForm.Spec.Storage = nil

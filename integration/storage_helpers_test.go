@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/virtflow/virtflow/embedded/platform"
@@ -100,7 +101,7 @@ func importDV(name, url, size string, immediate bool) *cdiv1.DataVolume {
 		Spec: cdiv1.DataVolumeSpec{
 			Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: url}},
 			Storage: &cdiv1.StorageSpec{
-				StorageClassName: ptrTo(testStorageClass),
+				StorageClassName: ptr.To(testStorageClass),
 				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
 			},
 		},
@@ -110,8 +111,6 @@ func importDV(name, url, size string, immediate bool) *cdiv1.DataVolume {
 	}
 	return dv
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 func getDV(t *testing.T, name string) *cdiv1.DataVolume {
 	t.Helper()

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/activities/storage"
 )
 
 func dvAt(name string, minute int) cdiv1.DataVolume {
@@ -71,11 +72,11 @@ func TestHTTPDigestIsTheETagElseLastModified(t *testing.T) {
 		w.Header().Set("Last-Modified", "Wed, 01 Jan 2025 00:00:00 GMT")
 	}))
 	defer srv.Close()
-	d, err := httpDigest(context.Background(), srv.URL+"/disk.img", credentials{})
+	d, err := httpDigest(context.Background(), storage.Source{URL: srv.URL + "/disk.img"})
 	require.NoError(t, err)
 	require.Equal(t, "etag:abc", d)
 	etag = ""
-	d, err = httpDigest(context.Background(), srv.URL+"/disk.img", credentials{})
+	d, err = httpDigest(context.Background(), storage.Source{URL: srv.URL + "/disk.img"})
 	require.NoError(t, err)
 	require.Equal(t, "last-modified:Wed, 01 Jan 2025 00:00:00 GMT", d)
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"archive/tar"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -38,10 +37,6 @@ type RegistrySource struct {
 
 // dockerScheme is the only scheme CDI accepts for registry sources.
 const dockerScheme = "docker://"
-
-// registryBlock is the granularity of sparse writes: an all-zero block of
-// it is skipped rather than written.
-const registryBlock = 64 << 10
 
 func (s RegistrySource) reference() (name.Reference, error) {
 	rest, ok := strings.CutPrefix(s.URL, dockerScheme)
@@ -176,7 +171,12 @@ func (s RegistrySource) extractDisk(layer v1.Layer, dir string) (string, error) 
 			continue
 		}
 		dst := filepath.Join(dir, path.Base(hdr.Name))
-		if err := writeSparse(dst, &layerReader{r: tr, src: s}, hdr.Size); err != nil {
+		n, err := writeStream(dst, &layerReader{r: tr, src: s}, 0)
+		if err == nil && n != hdr.Size {
+			err = fmt.Errorf("extracting disk to %s: the layer ended after %d of %d bytes", dst, n, hdr.Size)
+		}
+		if err != nil {
+			_ = os.Remove(dst)
 			return "", err
 		}
 		return dst, nil
@@ -206,52 +206,4 @@ func isDiskFile(hdr *tar.Header) bool {
 	}
 	clean := strings.TrimPrefix(path.Clean("/"+hdr.Name), "/")
 	return strings.HasPrefix(clean, "disk/") && !strings.HasPrefix(path.Base(clean), ".wh.")
-}
-
-// writeSparse copies size bytes of r into a new file at dst, seeking over
-// all-zero blocks so a mostly empty raw disk does not take its full size;
-// a partial file is removed.
-func writeSparse(dst string, r io.Reader, size int64) (err error) {
-	f, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", dst, err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("closing %s: %w", dst, cerr)
-		}
-		if err != nil {
-			_ = os.Remove(dst)
-		}
-	}()
-	if err := copySparse(f, r, size); err != nil {
-		return fmt.Errorf("extracting disk to %s: %w", dst, err)
-	}
-	// Trailing zero blocks were skipped, not written: the size says
-	// where the file ends.
-	if err := f.Truncate(size); err != nil {
-		return fmt.Errorf("sizing %s: %w", dst, err)
-	}
-	return nil
-}
-
-// copySparse writes the non-zero blocks of r's first size bytes to f at
-// their offsets; r ending early is an error, since the tar header
-// promised size bytes.
-func copySparse(f *os.File, r io.Reader, size int64) error {
-	buf := make([]byte, registryBlock)
-	zero := make([]byte, registryBlock)
-	for off := int64(0); off < size; {
-		n := int(min(int64(len(buf)), size-off))
-		if _, err := io.ReadFull(r, buf[:n]); err != nil {
-			return err
-		}
-		if !bytes.Equal(buf[:n], zero[:n]) {
-			if _, err := f.WriteAt(buf[:n], off); err != nil {
-				return err
-			}
-		}
-		off += int64(n)
-	}
-	return nil
 }

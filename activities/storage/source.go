@@ -30,7 +30,8 @@ type Source struct {
 	Username, Password string
 }
 
-func (s Source) httpClient() (*http.Client, error) {
+// HTTPClient trusts the source's CA when it names one.
+func (s Source) HTTPClient() (*http.Client, error) {
 	if len(s.CACert) == 0 {
 		return http.DefaultClient, nil
 	}
@@ -55,7 +56,7 @@ func probe(ctx context.Context, src Source) (string, error) {
 	if src.Username != "" {
 		req.SetBasicAuth(src.Username, src.Password)
 	}
-	hc, err := src.httpClient()
+	hc, err := src.HTTPClient()
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrSourceUnreachable, err)
 	}

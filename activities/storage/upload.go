@@ -189,23 +189,29 @@ func (x *xzReader) close() {
 	}
 }
 
-// writeStream writes r into path sparse (zero blocks are skipped), and
-// refuses more than limit bytes when limit is set, with CDI's message.
+// sparseBlock is the granularity of sparse writes: an all-zero block of it
+// is skipped rather than written.
+const sparseBlock = 64 << 10
+
+// writeStream writes r into path sparse (zero blocks are skipped, so a
+// mostly empty raw disk does not take its full size), and refuses more
+// than limit bytes when limit is set, with CDI's message. A reader cut
+// short (io.ErrUnexpectedEOF) is an error, not the end of the image.
 func writeStream(path string, r io.Reader, limit int64) (int64, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o660)
 	if err != nil {
 		return 0, fmt.Errorf("creating %s: %w", path, err)
 	}
 	defer f.Close()
-	buf, zero := make([]byte, 1<<20), make([]byte, registryBlock)
+	buf, zero := make([]byte, 1<<20), make([]byte, sparseBlock)
 	var off int64
 	for {
 		n, rerr := fill(r, buf)
 		if limit > 0 && off+int64(n) > limit {
 			return off, fmt.Errorf("%w: Virtual image size is larger than the reported available storage %d. A larger PVC is required.", ErrTargetTooSmall, limit)
 		}
-		for i := 0; i < n; i += registryBlock {
-			b := buf[i:min(i+registryBlock, n)]
+		for i := 0; i < n; i += sparseBlock {
+			b := buf[i:min(i+sparseBlock, n)]
 			if !bytes.Equal(b, zero[:len(b)]) {
 				if _, err := f.WriteAt(b, off+int64(i)); err != nil {
 					return off, fmt.Errorf("writing %s: %w", path, err)
@@ -217,7 +223,7 @@ func writeStream(path string, r io.Reader, limit int64) (int64, error) {
 			break
 		}
 		if rerr != nil {
-			return off, fmt.Errorf("receiving the upload: %w", rerr)
+			return off, fmt.Errorf("reading the image for %s: %w", path, rerr)
 		}
 	}
 	if err := f.Truncate(off); err != nil {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/activities/kube"
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 	"github.com/virtflow/virtflow/node/csi"
 )
@@ -36,13 +37,9 @@ func EnsureHostpathStorage(ctx context.Context, c client.Client) error {
 	if err := c.Create(ctx, hpp); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating HostPathProvisioner %s: %w", hpp.Name, err)
 	}
-	var classes storagev1.StorageClassList
-	if err := c.List(ctx, &classes); err != nil {
-		return fmt.Errorf("listing storage classes: %w", err)
-	}
-	hasDefault := false
-	for _, sc := range classes.Items {
-		hasDefault = hasDefault || sc.Annotations["storageclass.kubernetes.io/is-default-class"] == "true"
+	existing, err := kube.DefaultStorageClass(ctx, c)
+	if err != nil {
+		return err
 	}
 	wffc := storagev1.VolumeBindingWaitForFirstConsumer
 	del := corev1.PersistentVolumeReclaimDelete
@@ -51,8 +48,8 @@ func EnsureHostpathStorage(ctx context.Context, c client.Client) error {
 		Provisioner: csi.DriverName, Parameters: map[string]string{"storagePool": HostpathStoragePool},
 		VolumeBindingMode: &wffc, ReclaimPolicy: &del,
 	}
-	if !hasDefault {
-		sc.Annotations["storageclass.kubernetes.io/is-default-class"] = "true"
+	if existing == "" {
+		sc.Annotations[kube.AnnDefaultStorageClass] = "true"
 	}
 	if err := c.Create(ctx, sc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating StorageClass %s: %w", sc.Name, err)

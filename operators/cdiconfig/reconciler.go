@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	"github.com/virtflow/virtflow/activities/kube"
 )
 
 // Name is the one CDIConfig CDI keeps.
@@ -91,16 +93,9 @@ func (r *Reconciler) status(ctx context.Context, cfg *cdiv1.CDIConfig) (cdiv1.CD
 		st.ScratchSpaceStorageClass = *sc
 		return st, nil
 	}
-	var classes storagev1.StorageClassList
-	if err := r.Client.List(ctx, &classes); err != nil {
-		return st, fmt.Errorf("listing storage classes: %w", err)
-	}
-	for _, sc := range classes.Items {
-		if sc.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" {
-			st.ScratchSpaceStorageClass = sc.Name
-		}
-	}
-	return st, nil
+	name, err := kube.DefaultStorageClass(ctx, r.Client)
+	st.ScratchSpaceStorageClass = name
+	return st, err
 }
 
 // SetupWithManager reconciles on CDI CRs, the config itself and storage

@@ -8,13 +8,15 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/operators/cdiconfig"
 )
 
 // Annotations CDI puts on the claims it creates and reads from DataVolumes.
@@ -22,11 +24,19 @@ const (
 	AnnCreatedForDataVolume = "cdi.kubevirt.io/createdForDataVolume"
 	AnnImmediateBinding     = "cdi.kubevirt.io/storage.bind.immediate.requested"
 	AnnSelectedNode         = "volume.kubernetes.io/selected-node"
-	AnnDefaultStorageClass  = "storageclass.kubernetes.io/is-default-class"
-	// DefaultFilesystemOverhead is CDI's default share of a filesystem
-	// volume kept free for the filesystem itself.
-	DefaultFilesystemOverhead = 0.055
 )
+
+// DefaultFilesystemOverhead is CDI's default share of a filesystem volume
+// kept free for the filesystem itself, used until CDIConfig says otherwise.
+var DefaultFilesystemOverhead = mustPercent(cdiconfig.DefaultFilesystemOverhead)
+
+func mustPercent(p cdiv1.Percent) float64 {
+	v, err := strconv.ParseFloat(string(p), 64)
+	if err != nil {
+		panic(fmt.Sprintf("invalid percent %q: %v", p, err))
+	}
+	return v
+}
 
 // ErrNoStorageClass is a storage-form DataVolume with nothing to choose its
 // access mode from, in CDI's words.
@@ -127,7 +137,7 @@ func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pv
 // takes access and volume modes the user left out from its StorageProfile.
 func (r *Reconciler) applyProfile(ctx context.Context, spec *corev1.PersistentVolumeClaimSpec) error {
 	if spec.StorageClassName == nil {
-		name, err := r.defaultStorageClass(ctx)
+		name, err := kube.DefaultStorageClass(ctx, r.Client)
 		if err != nil {
 			return err
 		}
@@ -156,19 +166,6 @@ func (r *Reconciler) applyProfile(ctx context.Context, spec *corev1.PersistentVo
 		spec.VolumeMode = set.VolumeMode
 	}
 	return nil
-}
-
-func (r *Reconciler) defaultStorageClass(ctx context.Context) (string, error) {
-	var classes storagev1.StorageClassList
-	if err := r.Client.List(ctx, &classes); err != nil {
-		return "", fmt.Errorf("listing storage classes: %w", err)
-	}
-	for _, sc := range classes.Items {
-		if sc.Annotations[AnnDefaultStorageClass] == "true" {
-			return sc.Name, nil
-		}
-	}
-	return "", nil
 }
 
 // filesystemOverhead is CDIConfig's overhead for the class (or its global

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,11 +22,9 @@ import (
 // knownProperties are the claim properties of provisioners whose
 // capabilities are known, as CDI's capabilities table has them.
 var knownProperties = map[string][]cdiv1.ClaimPropertySet{
-	"kubevirt.io.hostpath-provisioner": {{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: ptr(corev1.PersistentVolumeFilesystem)}},
-	"kubevirt.io/hostpath-provisioner": {{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: ptr(corev1.PersistentVolumeFilesystem)}},
+	"kubevirt.io.hostpath-provisioner": {{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: ptr.To(corev1.PersistentVolumeFilesystem)}},
+	"kubevirt.io/hostpath-provisioner": {{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: ptr.To(corev1.PersistentVolumeFilesystem)}},
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Reconciler reconciles StorageClasses into StorageProfiles.
 type Reconciler struct {
