@@ -100,6 +100,12 @@ func TestDataVolumeFromADataSource(t *testing.T) {
 	defer deleteDV(t, "from-ds")
 	waitDVPhase(t, "from-ds", cdiv1.Succeeded, 2*time.Minute)
 	require.Equal(t, fileDigest(t, diskOf(t, "boot-source")), fileDigest(t, diskOf(t, "from-ds")))
+	deleteDV(t, "boot-source")
+	// Touch it so the controller looks at it again without its source.
+	touch := crclient.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"test.virtflow.io/touched":"yes"}}}`))
+	require.NoError(t, env.admin.Patch(ctx, getDV(t, "from-ds"), touch))
+	require.Never(t, func() bool { return getDV(t, "from-ds").Status.Phase != cdiv1.Succeeded }, 3*time.Second, 200*time.Millisecond,
+		"a finished clone stays Succeeded when its source goes away")
 
 	missing := importDV("from-nowhere", "", "1Mi", false)
 	missing.Spec.Source = nil

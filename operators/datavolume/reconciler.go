@@ -72,6 +72,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("adding finalizer to DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
 		}
 	}
+	if dv.Status.Phase == cdiv1.Succeeded {
+		// Filled: what it was filled from (a clone's source, a
+		// DataSource) may change or go away without touching it.
+		return ctrl.Result{}, nil
+	}
 	src, notReady, err := r.cloneSource(ctx, dv)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -2,7 +2,6 @@ package datavolume
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -58,10 +57,4 @@ func TestUsableSizeLeavesTheFilesystemOverhead(t *testing.T) {
 	require.Equal(t, int64(967)<<20, usableSize(1<<30, 0.055, &fs), "1Gi less 5.5%, aligned down to MiB")
 	require.Equal(t, int64(1)<<30, usableSize(1<<30, 0.055, &block), "block volumes have no filesystem")
 	require.Equal(t, int64(2)<<20, alignUp(1<<20+1))
-}
-
-func TestPollIntervalFollowsAge(t *testing.T) {
-	require.Equal(t, 200*time.Millisecond, pollInterval(time.Second))
-	require.Equal(t, 500*time.Millisecond, pollInterval(5*time.Second))
-	require.Equal(t, 2*time.Second, pollInterval(time.Hour))
 }

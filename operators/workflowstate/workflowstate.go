@@ -132,16 +132,13 @@ func failureMessage(ctx context.Context, c Client, id string) string {
 	if err == nil {
 		return "workflow closed without an error"
 	}
-	msg := ""
+	msg, found := err.Error(), false
 	for u := err; u != nil; u = errors.Unwrap(u) {
-		var app *temporal.ApplicationError
-		if errors.As(u, &app) && app == u {
-			msg = app.Message()
+		if app, ok := u.(*temporal.ApplicationError); ok {
+			msg, found = app.Message(), true
+		} else if !found && errors.Unwrap(u) == nil {
+			msg = u.Error()
 		}
-		err = u
 	}
-	if msg != "" {
-		return msg
-	}
-	return err.Error()
+	return msg
 }
