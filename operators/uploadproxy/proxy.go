@@ -39,7 +39,7 @@ type Proxy struct {
 	PublicKey ed25519.PublicKey
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// Transport reaches upload servers; http.DefaultTransport when nil.
+	// Transport reaches upload servers; one without keep-alive when nil.
 	Transport http.RoundTripper
 }
 
@@ -148,9 +148,20 @@ func (p *Proxy) serverFor(ctx context.Context, c cdiapi.Claims) (string, int, er
 	return prog.Address, 0, nil
 }
 
+// uploadTransport opens a connection per upload. Upload servers come and
+// go with their workflow (and a new one may get a closed one's port), so a
+// pooled keep-alive connection would be a dead one, and a POST is not
+// retried on it; one long request per upload gains nothing from pooling.
+var uploadTransport = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableKeepAlives = true
+	return t
+}()
+
 func (p *Proxy) transport() http.RoundTripper {
 	if p.Transport != nil {
 		return p.Transport
 	}
-	return http.DefaultTransport
+	return uploadTransport
+
 }
