@@ -23,9 +23,9 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 // benchRow is one line of the table: our path against a baseline measured

@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
-	"github.com/virtflow/virtflow/activities/libvirt"
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/launcher"
+	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 // singleVM measures one VM at a time, create → domain running and

@@ -17,6 +17,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
 )
@@ -73,7 +74,7 @@ func TestCloneAcrossNamespacesNeedsPermission(t *testing.T) {
 	defer deleteDV(t, "dv-clone")
 	dv := waitDVPhase(t, "dv-clone", cdiv1.Succeeded, 2*time.Minute)
 	require.Equal(t, "Clone Complete", dvCondition(dv, cdiv1.DataVolumeRunning).Message)
-	recordHistory(t, "VIRTFLOW_RECORD_CLONE_HISTORY", "cdi-clone-"+string(dv.UID))
+	recordHistory(t, "workflows/cdi/testdata/clone_completed.json", cdic.CloneWorkflowID(string(dv.UID)))
 	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-clone")),
 		"the clone holds the source's disk, sized as the source (the storage form took its size)")
 }

@@ -27,11 +27,9 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/cdicron"
+	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/dataimportcron"
-	wf "github.com/virtflow/virtflow/workflows/cdi"
 )
 
 // serveWithETag serves dir with an ETag of each file's sha256, so a
@@ -120,11 +118,11 @@ func pollThatImported(t *testing.T, scheduleID, dv string) string {
 		}
 		d, err := env.tc.DescribeWorkflowExecution(ctx, run.WorkflowID, "")
 		require.NoError(t, err)
-		var p wf.CronProgress
-		if payload := d.WorkflowExecutionInfo.GetMemo().GetFields()[wf.ProgressMemoKey]; payload != nil {
+		var p cdic.CronProgress
+		if payload := d.WorkflowExecutionInfo.GetMemo().GetFields()[cdic.ProgressMemoKey]; payload != nil {
 			require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &p))
 		}
-		if p.Step == wf.CronStepCompleted && p.DataVolume == dv {
+		if p.Step == cdic.CronStepCompleted && p.DataVolume == dv {
 			return run.WorkflowID
 		}
 	}
@@ -155,7 +153,7 @@ func TestDataImportCronFollowsItsSource(t *testing.T) {
 	// A new version of the file, in place, as an image mirror updates it.
 	require.NoError(t, copyFile(filepath.Join(images, "disk.raw"), golden+".new"))
 	require.NoError(t, os.Rename(golden+".new", golden))
-	scheduleID := dataimportcron.ScheduleID(string(cron.UID))
+	scheduleID := cdic.CronScheduleID(string(cron.UID))
 	require.NoError(t, env.tc.ScheduleClient().GetHandle(ctx, scheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}))
 
 	second := waitServed(t, "golden", first)
@@ -170,7 +168,7 @@ func TestDataImportCronFollowsItsSource(t *testing.T) {
 			got.Status.LastImportedPVC != nil && got.Status.LastImportedPVC.Name == second &&
 			got.Status.LastExecutionTimestamp != nil && got.Status.LastImportTimestamp != nil
 	}, time.Minute, 500*time.Millisecond, "the cron reports the second import up to date")
-	recordHistory(t, "VIRTFLOW_RECORD_CRON_HISTORY", pollThatImported(t, scheduleID, second))
+	recordHistory(t, "workflows/cdi/testdata/cron_completed.json", pollThatImported(t, scheduleID, second))
 }
 
 func cronCondition(c *cdiv1.DataImportCron, typ cdiv1.DataImportCronConditionType) cdiv1.DataImportCronCondition {
@@ -191,10 +189,10 @@ func deleteCron(t *testing.T, cron *cdiv1.DataImportCron) {
 	require.Eventually(t, func() bool {
 		err := env.admin.Get(ctx, crclient.ObjectKeyFromObject(cron), &cdiv1.DataImportCron{})
 		dvs := &cdiv1.DataVolumeList{}
-		require.NoError(t, env.admin.List(ctx, dvs, crclient.InNamespace(cron.Namespace), crclient.MatchingLabels{cdicron.LabelDataImportCron: cron.Name}))
+		require.NoError(t, env.admin.List(ctx, dvs, crclient.InNamespace(cron.Namespace), crclient.MatchingLabels{cdic.LabelDataImportCron: cron.Name}))
 		dsErr := env.admin.Get(ctx, types.NamespacedName{Namespace: cron.Namespace, Name: cron.Spec.ManagedDataSource}, &cdiv1.DataSource{})
 		return apierrors.IsNotFound(err) && len(dvs.Items) == 0 && apierrors.IsNotFound(dsErr)
 	}, 2*time.Minute, 500*time.Millisecond, "DataImportCron %s and its imports were never removed", cron.Name)
-	_, err := env.tc.ScheduleClient().GetHandle(ctx, dataimportcron.ScheduleID(string(cron.UID))).Describe(ctx)
+	_, err := env.tc.ScheduleClient().GetHandle(ctx, cdic.CronScheduleID(string(cron.UID))).Describe(ctx)
 	require.Error(t, err, "the schedule is gone")
 }

@@ -26,10 +26,9 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/activities/storage"
+	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/datavolume"
-	wf "github.com/virtflow/virtflow/workflows/cdi"
 )
 
 // nodeWorkerProcess runs a node's worker as its own process, so a test can
@@ -68,12 +67,12 @@ func progressOf(dv *cdiv1.DataVolume) float64 {
 	return v
 }
 
-func importMemo(t *testing.T, id string) wf.ImportProgress {
+func importMemo(t *testing.T, id string) cdic.ImportProgress {
 	t.Helper()
-	var p wf.ImportProgress
+	var p cdic.ImportProgress
 	desc, err := env.tc.DescribeWorkflowExecution(context.Background(), id, "")
 	require.NoError(t, err)
-	if payload := desc.WorkflowExecutionInfo.GetMemo().GetFields()[wf.ProgressMemoKey]; payload != nil {
+	if payload := desc.WorkflowExecutionInfo.GetMemo().GetFields()[cdic.ProgressMemoKey]; payload != nil {
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &p))
 	}
 	return p
@@ -102,11 +101,11 @@ func TestImportResumesAfterTheNodeWorkerIsKilled(t *testing.T) {
 
 	dv := waitDVPhase(t, "dv-resume", cdiv1.Succeeded, 3*time.Minute)
 	require.Equal(t, referenceDigest(t, src, size), fileDigest(t, diskOf(t, "dv-resume")), "the resumed disk is intact")
-	memo := importMemo(t, datavolume.WorkflowID(string(dv.UID)))
+	memo := importMemo(t, cdic.ImportWorkflowID(string(dv.UID)))
 	require.Greater(t, memo.ResumedFrom, int64(0), "the second attempt started at a checkpoint")
 	resent := srv.sent.Load() - sentBeforeKill
 	require.Less(t, resent, int64(size)-memo.ResumedFrom/2, "after the kill only the rest was fetched (%d bytes)", resent)
-	recordHistory(t, "VIRTFLOW_RECORD_IMPORT_HISTORY", datavolume.WorkflowID(string(dv.UID)))
+	recordHistory(t, "workflows/cdi/testdata/import_completed.json", cdic.ImportWorkflowID(string(dv.UID)))
 	t.Logf("killed at %d bytes sent; resumed from %d; %d bytes sent after", sentBeforeKill, memo.ResumedFrom, resent)
 }
 
@@ -130,7 +129,7 @@ func TestDeletingADataVolumeCancelsItsImport(t *testing.T) {
 	require.DirExists(t, scratch)
 
 	deleteDV(t, "dv-cancel")
-	desc, err := env.tc.DescribeWorkflowExecution(ctx, datavolume.WorkflowID(string(dv.UID)), "")
+	desc, err := env.tc.DescribeWorkflowExecution(ctx, cdic.ImportWorkflowID(string(dv.UID)), "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, desc.WorkflowExecutionInfo.Status)
 	require.NoDirExists(t, scratch, "scratch files removed")

@@ -23,11 +23,11 @@ import (
 	"k8s.io/client-go/rest"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/embedded/temporal"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -118,7 +118,7 @@ func (s *stack) stop() {
 }
 
 func newClient(cfg *rest.Config) (crclient.Client, error) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return nil, err
 	}

@@ -16,20 +16,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	hcoc "github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/operators/hco"
-	wf "github.com/virtflow/virtflow/workflows/hco"
 )
 
-func installProgress(t *testing.T, id string) wf.InstallProgress {
-	var p wf.InstallProgress
+func installProgress(t *testing.T, id string) hcoc.InstallProgress {
+	var p hcoc.InstallProgress
 	desc, err := env.tc.DescribeWorkflowExecution(context.Background(), id, "")
 	if err != nil {
 		return p
 	}
-	if payload := desc.WorkflowExecutionInfo.GetMemo().GetFields()[wf.ProgressMemoKey]; payload != nil {
+	if payload := desc.WorkflowExecutionInfo.GetMemo().GetFields()[hcoc.ProgressMemoKey]; payload != nil {
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &p))
 	}
 	return p
@@ -43,11 +41,11 @@ func TestKilledWorkerMidInstallIsResumedByANewWorker(t *testing.T) {
 	first := workerProcess(t)
 	hc := createHC(t, nil)
 	defer deleteHC(t)
-	id := hco.WorkflowID(string(hc.UID))
+	id := hcoc.InstallWorkflowID(string(hc.UID))
 
 	require.Eventually(t, func() bool {
 		p := installProgress(t, id)
-		return p.Step == wf.StepWaiting
+		return p.Step == hcoc.StepWaiting
 	}, time.Minute, 100*time.Millisecond, "install never reached the waiting step")
 	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
 	_, _ = first.Process.Wait()
@@ -59,8 +57,8 @@ func TestKilledWorkerMidInstallIsResumedByANewWorker(t *testing.T) {
 	desc, err := env.tc.DescribeWorkflowExecution(context.Background(), id, "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
-	require.Equal(t, 1, activityCount(t, id, acts.PlanComponentsName), "the install was not restarted from scratch")
-	require.Equal(t, 4, activityCount(t, id, acts.EnsureComponentName), "no component was created twice")
+	require.Equal(t, 1, activityCount(t, id, hcoc.PlanComponentsName), "the install was not restarted from scratch")
+	require.Equal(t, 4, activityCount(t, id, hcoc.EnsureComponentName), "no component was created twice")
 }
 
 func TestInvalidHyperConvergedIsRejectedWithItsReason(t *testing.T) {

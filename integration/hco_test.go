@@ -18,11 +18,11 @@ import (
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	nacv1 "github.com/virtflow/virtflow/api/networkaddonsoperator/v1"
+	hcoc "github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operands"
 )
 
 const ns = platform.Namespace
@@ -80,7 +80,7 @@ func TestInstallCreatesComponentsWithDefaultsAndBecomesAvailable(t *testing.T) {
 	require.Equal(t, "operator", hc.Status.Versions[0].Name)
 
 	kv := &kubevirtv1.KubeVirt{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: acts.KubeVirtName}, kv))
+	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}, kv))
 	require.Equal(t, created.UID, kv.OwnerReferences[0].UID, "KubeVirt is owned by the HyperConverged")
 	mig := kv.Spec.Configuration.MigrationConfiguration
 	require.EqualValues(t, 5, *mig.ParallelMigrationsPerCluster)
@@ -92,9 +92,9 @@ func TestInstallCreatesComponentsWithDefaultsAndBecomesAvailable(t *testing.T) {
 	require.True(t, meta.IsStatusConditionTrue(conditionsOf(kv), "Available"))
 
 	cdi := &cdiv1beta1.CDI{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Name: acts.CDIName}, cdi))
+	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Name: operands.CDIName}, cdi))
 	require.Contains(t, cdi.Spec.Config.FeatureGates, "HonorWaitForFirstConsumer")
-	require.Equal(t, acts.ManagedByValue, cdi.Labels[acts.LabelManagedBy])
+	require.Equal(t, operands.ManagedByValue, cdi.Labels[operands.LabelManagedBy])
 
 	nac := &nacv1.NetworkAddonsConfig{}
 	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Name: "cluster"}, nac))
@@ -102,14 +102,14 @@ func TestInstallCreatesComponentsWithDefaultsAndBecomesAvailable(t *testing.T) {
 	require.Equal(t, "24h0m0s", nac.Spec.SelfSignConfiguration.CertRotateInterval)
 
 	ssp := &sspv1beta3.SSP{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: acts.SSPName}, ssp))
+	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.SSPName}, ssp))
 	require.Equal(t, "openshift", ssp.Spec.CommonTemplates.Namespace)
 
-	desc, err := env.tc.DescribeWorkflowExecution(ctx, hco.WorkflowID(string(created.UID)), "")
+	desc, err := env.tc.DescribeWorkflowExecution(ctx, hcoc.InstallWorkflowID(string(created.UID)), "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
 	require.Equal(t, "hco.InstallHyperConverged", desc.WorkflowExecutionInfo.Type.Name)
-	recordHistory(t, "VIRTFLOW_RECORD_HISTORY", hco.WorkflowID(string(created.UID)))
+	recordHistory(t, "workflows/hco/testdata/install_completed.json", hcoc.InstallWorkflowID(string(created.UID)))
 }
 
 func conditionsOf(kv *kubevirtv1.KubeVirt) []metav1.Condition {
@@ -126,7 +126,7 @@ func TestDriftedComponentFieldIsReverted(t *testing.T) {
 	createHC(t, nil)
 	defer deleteHC(t)
 	waitAvailable(t, 2*time.Minute)
-	key := types.NamespacedName{Namespace: ns, Name: acts.KubeVirtName}
+	key := types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}
 	kv := &kubevirtv1.KubeVirt{}
 	require.NoError(t, env.admin.Get(ctx, key, kv))
 	patch := crclient.MergeFrom(kv.DeepCopy())
@@ -148,11 +148,17 @@ func TestDeletingHyperConvergedRemovesComponents(t *testing.T) {
 	ctx := context.Background()
 	createHC(t, nil)
 	defer deleteHC(t)
-	waitAvailable(t, 2*time.Minute)
+	hc := waitAvailable(t, 2*time.Minute)
 	deleteHC(t)
-	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Name: acts.CDIName}, &cdiv1beta1.CDI{})))
+	// The HyperConverged goes only once the uninstall workflow has seen
+	// every component gone, so nothing is left to wait for here.
+	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Name: operands.CDIName}, &cdiv1beta1.CDI{})))
 	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Name: "cluster"}, &nacv1.NetworkAddonsConfig{})))
-	require.Eventually(t, func() bool {
-		return apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: acts.KubeVirtName}, &kubevirtv1.KubeVirt{}))
-	}, 30*time.Second, 100*time.Millisecond)
+	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}, &kubevirtv1.KubeVirt{})))
+	id := hcoc.UninstallWorkflowID(string(hc.UID))
+	desc, err := env.tc.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(t, err)
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
+	require.Equal(t, 1, activityCount(t, id, hcoc.DeleteComponentsName))
+	recordHistory(t, "workflows/hco/testdata/uninstall_completed.json", id)
 }

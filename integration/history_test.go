@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,13 +14,21 @@ import (
 	"go.temporal.io/api/temporalproto"
 )
 
-// recordHistory rewrites a replay test's history from a real run when the
-// environment variable envVar (VIRTFLOW_RECORD_HISTORY for the install,
-// VIRTFLOW_RECORD_{IMPORT,UPLOAD,CLONE,CRON}_HISTORY for CDI's workflows)
-// names the file to write.
-func recordHistory(t *testing.T, envVar, workflowID string) {
-	path := os.Getenv(envVar)
-	if path == "" {
+// recordEnv, when set, makes the tests write the histories the replay
+// tests use: `VIRTFLOW_RECORD_HISTORIES=1 make integration` records every
+// one that is missing.
+const recordEnv = "VIRTFLOW_RECORD_HISTORIES"
+
+// recordHistory writes a workflow's history to file (relative to the
+// repository root) when recordEnv is set and the file does not exist: a
+// recorded history is kept, and a run of changed workflow code is recorded
+// beside it under a name of its own, so both keep replaying.
+func recordHistory(t *testing.T, file, workflowID string) {
+	if os.Getenv(recordEnv) == "" {
+		return
+	}
+	if _, err := os.Stat(filepath.Join("..", file)); err == nil {
+		t.Logf("%s exists; not recording over it", file)
 		return
 	}
 	hist := &historypb.History{}
@@ -31,8 +40,8 @@ func recordHistory(t *testing.T, envVar, workflowID string) {
 	}
 	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	t.Logf("recorded %d events of %s into %s", len(hist.Events), workflowID, path)
+	require.NoError(t, os.WriteFile(filepath.Join("..", file), data, 0o644))
+	t.Logf("recorded %d events of %s into %s", len(hist.Events), workflowID, file)
 }
 
 // activityCount counts scheduled activities of a type in a workflow's history.

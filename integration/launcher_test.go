@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
-	"github.com/virtflow/virtflow/activities/libvirt"
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
 	"github.com/virtflow/virtflow/node/launcher"
+	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 func testGuestVMI(name string) *kubevirtv1.VirtualMachineInstance {

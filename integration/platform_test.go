@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	hcoc "github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -80,7 +80,7 @@ func upAndWait(t *testing.T, args []string, dataDir string) string {
 	tc, err := client.Dial(client.Options{HostPort: ep.TemporalAddress, Namespace: worker.DefaultNamespace})
 	require.NoError(t, err)
 	defer tc.Close()
-	desc, err := tc.DescribeWorkflowExecution(context.Background(), hco.WorkflowID(string(hc.UID)), "")
+	desc, err := tc.DescribeWorkflowExecution(context.Background(), hcoc.InstallWorkflowID(string(hc.UID)), "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
 	return fmt.Sprint(hc.UID)

@@ -23,10 +23,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
+	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/cdiapi"
-	"github.com/virtflow/virtflow/operators/datavolume"
 )
 
 func uploadDV(name, size string) *cdiv1.DataVolume {
@@ -112,7 +112,7 @@ func TestUploadNeedsAValidTokenForTheClaim(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, msg)
 	dv := waitDVPhase(t, "dv-upload", cdiv1.Succeeded, time.Minute)
 	require.Equal(t, "Upload Complete", dvCondition(dv, cdiv1.DataVolumeRunning).Message)
-	recordHistory(t, "VIRTFLOW_RECORD_UPLOAD_HISTORY", datavolume.UploadWorkflowID(string(dv.UID)))
+	recordHistory(t, "workflows/cdi/testdata/upload_completed.json", cdic.UploadWorkflowID(string(dv.UID)))
 	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-upload")))
 }
 

@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"runtime/debug"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -12,6 +13,8 @@ import (
 	"github.com/virtflow/virtflow/activities/cdicron"
 	hcoacts "github.com/virtflow/virtflow/activities/hco"
 	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/contracts/hco"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 )
@@ -22,29 +25,70 @@ const ControlTaskQueue = "virtflow-control"
 // DefaultNamespace is the Temporal namespace virtflow uses.
 const DefaultNamespace = "virtflow"
 
+// DeploymentName names virtflow's workers in Temporal's worker deployments.
+const DeploymentName = "virtflow"
+
 // NewControl returns a worker for ControlTaskQueue with every control-plane
 // workflow and activity registered. kube must know every virtflow kind.
 func NewControl(c client.Client, kube crclient.Client) sdkworker.Worker {
-	w := sdkworker.New(c, ControlTaskQueue, sdkworker.Options{})
-	hcowf.Register(w, &hcoacts.Activities{Client: kube})
+	w := sdkworker.New(c, ControlTaskQueue, sdkworker.Options{DeploymentOptions: deployment()})
+	hcowf.RegisterWorkflows(w)
+	hco.RegisterActivities(w, &hcoacts.Activities{Client: kube})
 	cdiwf.RegisterWorkflows(w)
-	cdiwf.RegisterCronActivities(w, &cdicron.Activities{Client: kube})
+	cdi.RegisterCronActivities(w, &cdicron.Activities{Client: kube})
 	return w
 }
 
 // NodeTaskQueue is the task queue of a node's worker.
-func NodeTaskQueue(node string) string { return cdiwf.NodeTaskQueue(node) }
+func NodeTaskQueue(node string) string { return cdi.NodeTaskQueue(node) }
 
 // NewNode returns the worker of one node: the node-local disk activities
-// of imports and uploads, run where the volume is; upload servers listen
-// on nodeIP.
+// of imports, uploads and clones, run where the volume is; upload servers
+// listen on nodeIP.
 func NewNode(c client.Client, node, nodeIP string, kube crclient.Client) sdkworker.Worker {
-	// Heartbeats carry an import's progress and resume point, and its
-	// cancellation comes back on them: send them every second or two, not
-	// at the SDK's default of up to 80% of the heartbeat timeout.
-	w := sdkworker.New(c, cdiwf.NodeTaskQueue(node), sdkworker.Options{
+	// Heartbeats carry an import's resume point, and its cancellation
+	// comes back on them: send them every second or two, not at the SDK's
+	// default of up to 80% of the heartbeat timeout.
+	w := sdkworker.New(c, cdi.NodeTaskQueue(node), sdkworker.Options{
+		DeploymentOptions:            deployment(),
 		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	cdiwf.RegisterNodeActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP})
+	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP})
 	return w
+}
+
+// deployment names the build a worker runs, so the Web UI and `temporal
+// workflow describe` tell which build completed each workflow task. It
+// does not opt into worker versioning: virtflow versions workflow changes
+// with workflow.GetVersion (see the README's development section).
+func deployment() sdkworker.DeploymentOptions {
+	return sdkworker.DeploymentOptions{Version: sdkworker.WorkerDeploymentVersion{DeploymentName: DeploymentName, BuildID: BuildID()}}
+}
+
+// BuildID is the VCS revision the binary was built from ("-dirty" when the
+// tree had changes), or "dev" when the build recorded none.
+func BuildID() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
 }

@@ -16,8 +16,9 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 func dvAt(name string, minute int) cdiv1.DataVolume {
@@ -83,7 +84,7 @@ func TestHTTPDigestIsTheETagElseLastModified(t *testing.T) {
 
 func newActivities(t *testing.T, objs ...crclient.Object) *Activities {
 	t.Helper()
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 	return &Activities{Client: c, PollInterval: time.Millisecond}
@@ -102,49 +103,49 @@ func testCron() *cdiv1.DataImportCron {
 	}
 }
 
-var testRef = CronRef{Namespace: "golden", Name: "fedora-cron", UID: "uid-1"}
+var testRef = cdi.CronRef{Namespace: "golden", Name: "fedora-cron", UID: "uid-1"}
 
 func TestEnsureImportTwiceMakesOneDataVolume(t *testing.T) {
 	a := newActivities(t, testCron())
-	target := ImportTarget{Cron: testRef, DataVolume: DataVolumeName("fedora", "etag:1"), Digest: "etag:1"}
+	target := cdi.ImportTarget{Cron: testRef, DataVolume: DataVolumeName("fedora", "etag:1"), Digest: "etag:1"}
 	require.NoError(t, a.EnsureImport(context.Background(), target))
 	require.NoError(t, a.EnsureImport(context.Background(), target))
 	list := &cdiv1.DataVolumeList{}
 	require.NoError(t, a.Client.List(context.Background(), list))
 	require.Len(t, list.Items, 1)
 	dv := list.Items[0]
-	require.Equal(t, map[string]string{"team": "images", LabelDataImportCron: "fedora-cron"}, dv.Labels)
-	require.Equal(t, "etag:1", dv.Annotations[AnnSourceDesiredDigest])
-	require.Equal(t, "true", dv.Annotations[AnnImmediateBinding])
+	require.Equal(t, map[string]string{"team": "images", cdi.LabelDataImportCron: "fedora-cron"}, dv.Labels)
+	require.Equal(t, "etag:1", dv.Annotations[cdi.AnnSourceDesiredDigest])
+	require.Equal(t, "true", dv.Annotations[cdi.AnnImmediateBinding])
 	require.Equal(t, "http://images/fedora.qcow2", dv.Spec.Source.HTTP.URL)
 }
 
 func TestAGoneOrRecreatedCronEndsThePoll(t *testing.T) {
 	a := newActivities(t, testCron())
-	_, err := a.CheckSource(context.Background(), CronRef{Namespace: "golden", Name: "fedora-cron", UID: "uid-old"})
+	_, err := a.CheckSource(context.Background(), cdi.CronRef{Namespace: "golden", Name: "fedora-cron", UID: "uid-old"})
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app))
-	require.Equal(t, ErrTypeCronGone, app.Type())
+	require.Equal(t, cdi.ErrTypeCronGone, app.Type())
 	require.True(t, app.NonRetryable())
 }
 
 func TestPointDataSourceCreatesOrRepointsOnlyItsOwn(t *testing.T) {
 	ctx := context.Background()
 	a := newActivities(t, testCron())
-	target := ImportTarget{Cron: testRef, DataVolume: "fedora-111111111111"}
+	target := cdi.ImportTarget{Cron: testRef, DataVolume: "fedora-111111111111"}
 	require.NoError(t, a.PointDataSource(ctx, target))
 	target.DataVolume = "fedora-222222222222"
 	require.NoError(t, a.PointDataSource(ctx, target))
 	ds := &cdiv1.DataSource{}
 	require.NoError(t, a.Client.Get(ctx, types.NamespacedName{Namespace: "golden", Name: "fedora"}, ds))
 	require.Equal(t, &cdiv1.DataVolumeSourcePVC{Namespace: "golden", Name: "fedora-222222222222"}, ds.Spec.Source.PVC)
-	require.Equal(t, "fedora-cron", ds.Labels[LabelDataImportCron])
+	require.Equal(t, "fedora-cron", ds.Labels[cdi.LabelDataImportCron])
 
 	foreign := newActivities(t, testCron(), &cdiv1.DataSource{ObjectMeta: metav1.ObjectMeta{Namespace: "golden", Name: "fedora"}})
 	err := foreign.PointDataSource(ctx, target)
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app))
-	require.Equal(t, ErrTypeDataSourceNotManaged, app.Type())
+	require.Equal(t, cdi.ErrTypeDataSourceNotManaged, app.Type())
 }
 
 func TestWaitImportedEndsOnSucceededOrFailed(t *testing.T) {
@@ -155,13 +156,29 @@ func TestWaitImportedEndsOnSucceededOrFailed(t *testing.T) {
 		Conditions: []cdiv1.DataVolumeCondition{{Type: cdiv1.DataVolumeRunning, Message: "Unsupported qcow2 version"}},
 	}}
 	a := newActivities(t, ok, bad)
-	require.NoError(t, a.WaitImported(ctx, ImportTarget{Cron: testRef, DataVolume: "good"}))
-	err := a.WaitImported(ctx, ImportTarget{Cron: testRef, DataVolume: "bad"})
+	require.NoError(t, a.WaitImported(ctx, cdi.ImportTarget{Cron: testRef, DataVolume: "good"}))
+	err := a.WaitImported(ctx, cdi.ImportTarget{Cron: testRef, DataVolume: "bad"})
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app))
-	require.Equal(t, ErrTypeImportFailed, app.Type())
+	require.Equal(t, cdi.ErrTypeImportFailed, app.Type())
 	require.Contains(t, err.Error(), "Unsupported qcow2 version")
-	err = a.WaitImported(ctx, ImportTarget{Cron: testRef, DataVolume: "gone"})
+	err = a.WaitImported(ctx, cdi.ImportTarget{Cron: testRef, DataVolume: "gone"})
 	require.True(t, errors.As(err, &app))
-	require.Equal(t, ErrTypeDataVolumeGone, app.Type())
+	require.Equal(t, cdi.ErrTypeDataVolumeGone, app.Type())
+}
+
+func TestRecordPollAnnotatesTheCronAsUpstreamsPoller(t *testing.T) {
+	ctx := context.Background()
+	a := newActivities(t, testCron())
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	require.NoError(t, a.RecordPoll(ctx, cdi.PollRecord{Cron: testRef, Time: at, Digest: "etag:7"}))
+	require.NoError(t, a.RecordPoll(ctx, cdi.PollRecord{Cron: testRef, Time: at.Add(time.Minute)}))
+	cron := &cdiv1.DataImportCron{}
+	require.NoError(t, a.Client.Get(ctx, types.NamespacedName{Namespace: "golden", Name: "fedora-cron"}, cron))
+	require.Equal(t, "2026-11-23T09:01:00Z", cron.Annotations[cdi.AnnLastCronTime], "the newest poll, in UTC")
+	require.Equal(t, "etag:7", cron.Annotations[cdi.AnnSourceDesiredDigest], "a poll that found no digest keeps the last one")
+	err := a.RecordPoll(ctx, cdi.PollRecord{Cron: cdi.CronRef{Namespace: "golden", Name: "fedora-cron", UID: "uid-old"}, Time: at})
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app))
+	require.Equal(t, cdi.ErrTypeCronGone, app.Type())
 }

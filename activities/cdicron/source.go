@@ -13,6 +13,8 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/kube/registries"
 )
 
 // digestNameLength is how many hex digits of the digest's hash name a
@@ -32,7 +34,7 @@ func (a *Activities) digest(ctx context.Context, cron *cdiv1.DataImportCron) (st
 	src := cron.Spec.Template.Spec.Source
 	switch {
 	case src != nil && src.Registry != nil && src.Registry.URL != nil:
-		creds, err := storage.ResolveSource(ctx, a.Client, cron.Namespace, storage.SourceRef{
+		creds, err := storage.ResolveSource(ctx, a.Client, cron.Namespace, cdi.SourceRef{
 			URL: *src.Registry.URL, SecretRef: ptr.Deref(src.Registry.SecretRef, ""), CertConfigMap: ptr.Deref(src.Registry.CertConfigMap, ""),
 		})
 		if err != nil {
@@ -40,14 +42,14 @@ func (a *Activities) digest(ctx context.Context, cron *cdiv1.DataImportCron) (st
 		}
 		d, err := storage.RegistryDigest(ctx, storage.RegistrySource{
 			URL: creds.URL, CACert: creds.CACert, Username: creds.Username, Password: creds.Password,
-			Insecure: storage.InsecureRegistry(ctx, a.Client, creds.URL),
+			Insecure: registries.Insecure(ctx, a.Client, creds.URL),
 		})
 		if err != nil {
 			return "", fmt.Errorf("polling %s: %w", *src.Registry.URL, err)
 		}
 		return d, nil
 	case src != nil && src.HTTP != nil && src.HTTP.URL != "":
-		creds, err := storage.ResolveSource(ctx, a.Client, cron.Namespace, storage.SourceRef{
+		creds, err := storage.ResolveSource(ctx, a.Client, cron.Namespace, cdi.SourceRef{
 			URL: src.HTTP.URL, SecretRef: src.HTTP.SecretRef, CertConfigMap: src.HTTP.CertConfigMap,
 		})
 		if err != nil {
@@ -57,7 +59,7 @@ func (a *Activities) digest(ctx context.Context, cron *cdiv1.DataImportCron) (st
 	}
 	return "", temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("DataImportCron %s/%s: the template has no registry or http URL to poll", cron.Namespace, cron.Name),
-		ErrTypeUnsupportedSource, nil)
+		cdi.ErrTypeUnsupportedSource, nil)
 }
 
 // httpDigest asks an http source for its validator without fetching the
@@ -87,14 +89,14 @@ func httpDigest(ctx context.Context, src storage.Source) (string, error) {
 	}
 	return "", temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("polling %s: the server sends neither ETag nor Last-Modified, so a new version cannot be told apart", url),
-		ErrTypeUnsupportedSource, nil)
+		cdi.ErrTypeUnsupportedSource, nil)
 }
 
 // send makes one request and drops its body; only the headers matter.
 func send(ctx context.Context, hc *http.Client, method string, src storage.Source) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, src.URL, nil)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%q is not a valid URL: %v", src.URL, err), ErrTypeUnsupportedSource, nil)
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%q is not a valid URL: %v", src.URL, err), cdi.ErrTypeUnsupportedSource, nil)
 	}
 	if method == http.MethodGet {
 		req.Header.Set("Range", "bytes=0-0")

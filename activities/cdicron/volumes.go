@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"sort"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -14,12 +13,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/kube/cronimports"
 )
 
 // EnsureImport creates the DataVolume importing the target's digest from
 // the cron's template, or adopts it when it already exists, so a retried
 // activity or a repeated poll leaves one DataVolume.
-func (a *Activities) EnsureImport(ctx context.Context, t ImportTarget) error {
+func (a *Activities) EnsureImport(ctx context.Context, t cdi.ImportTarget) error {
 	cron, err := a.cron(ctx, t.Cron)
 	if err != nil {
 		return err
@@ -46,9 +48,9 @@ func NewDataVolume(cron *cdiv1.DataImportCron, name, digest string) *cdiv1.DataV
 	}
 	maps.Copy(dv.Labels, tmpl.Labels)
 	maps.Copy(dv.Annotations, tmpl.Annotations)
-	dv.Labels[LabelDataImportCron] = cron.Name
-	dv.Annotations[AnnSourceDesiredDigest] = digest
-	dv.Annotations[AnnImmediateBinding] = "true"
+	dv.Labels[cdi.LabelDataImportCron] = cron.Name
+	dv.Annotations[cdi.AnnSourceDesiredDigest] = digest
+	dv.Annotations[cdi.AnnImmediateBinding] = "true"
 	if r := dv.Spec.Source.Registry; r != nil && r.URL != nil {
 		pinned := pinnedRegistryURL(*r.URL, digest)
 		r.URL = &pinned
@@ -59,7 +61,7 @@ func NewDataVolume(cron *cdiv1.DataImportCron, name, digest string) *cdiv1.DataV
 // WaitImported polls the target's DataVolume until it has Succeeded,
 // heartbeating its phase and progress. A Failed import fails the poll for
 // good: the same digest would fail the same way.
-func (a *Activities) WaitImported(ctx context.Context, t ImportTarget) error {
+func (a *Activities) WaitImported(ctx context.Context, t cdi.ImportTarget) error {
 	interval := a.PollInterval
 	if interval == 0 {
 		interval = time.Second
@@ -69,7 +71,7 @@ func (a *Activities) WaitImported(ctx context.Context, t ImportTarget) error {
 		dv := &cdiv1.DataVolume{}
 		if err := a.Client.Get(ctx, key, dv); err != nil {
 			if apierrors.IsNotFound(err) {
-				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("DataVolume %s was deleted during its import", key), ErrTypeDataVolumeGone, nil)
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf("DataVolume %s was deleted during its import", key), cdi.ErrTypeDataVolumeGone, nil)
 			}
 			return fmt.Errorf("reading DataVolume %s: %w", key, err)
 		}
@@ -78,9 +80,9 @@ func (a *Activities) WaitImported(ctx context.Context, t ImportTarget) error {
 			return nil
 		case cdiv1.Failed:
 			return temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("import into DataVolume %s failed: %s", key, runningMessage(dv)), ErrTypeImportFailed, nil)
+				fmt.Sprintf("import into DataVolume %s failed: %s", key, runningMessage(dv)), cdi.ErrTypeImportFailed, nil)
 		}
-		activity.RecordHeartbeat(ctx, ImportProgress{Phase: string(dv.Status.Phase), Progress: string(dv.Status.Progress)})
+		activity.RecordHeartbeat(ctx, waitProgress{Phase: string(dv.Status.Phase), Progress: string(dv.Status.Progress)})
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for DataVolume %s (phase %s): %w", key, dv.Status.Phase, ctx.Err())
@@ -89,8 +91,8 @@ func (a *Activities) WaitImported(ctx context.Context, t ImportTarget) error {
 	}
 }
 
-// ImportProgress is WaitImported's heartbeat.
-type ImportProgress struct {
+// waitProgress is WaitImported's heartbeat.
+type waitProgress struct {
 	Phase    string `json:"phase"`
 	Progress string `json:"progress"`
 }
@@ -107,7 +109,7 @@ func runningMessage(dv *cdiv1.DataVolume) string {
 // PointDataSource makes the cron's managed DataSource serve the target's
 // claim, creating the DataSource when it is missing. A DataSource that
 // is not labelled for this cron is left alone, as upstream does.
-func (a *Activities) PointDataSource(ctx context.Context, t ImportTarget) error {
+func (a *Activities) PointDataSource(ctx context.Context, t cdi.ImportTarget) error {
 	cron, err := a.cron(ctx, t.Cron)
 	if err != nil {
 		return err
@@ -116,7 +118,7 @@ func (a *Activities) PointDataSource(ctx context.Context, t ImportTarget) error 
 	ds := &cdiv1.DataSource{}
 	key := types.NamespacedName{Namespace: cron.Namespace, Name: cron.Spec.ManagedDataSource}
 	if err := a.Client.Get(ctx, key, ds); apierrors.IsNotFound(err) {
-		ds = NewDataSource(cron)
+		ds = cronimports.DataSource(cron)
 		ds.Spec.Source = want
 		if err := a.Client.Create(ctx, ds); err != nil {
 			return fmt.Errorf("creating DataSource %s: %w", key, err)
@@ -125,10 +127,10 @@ func (a *Activities) PointDataSource(ctx context.Context, t ImportTarget) error 
 	} else if err != nil {
 		return fmt.Errorf("reading DataSource %s: %w", key, err)
 	}
-	if owner := ds.Labels[LabelDataImportCron]; owner != cron.Name {
+	if owner := ds.Labels[cdi.LabelDataImportCron]; owner != cron.Name {
 		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("DataSource %s is not managed by DataImportCron %s (its %s label is %q)", key, cron.Name, LabelDataImportCron, owner),
-			ErrTypeDataSourceNotManaged, nil)
+			fmt.Sprintf("DataSource %s is not managed by DataImportCron %s (its %s label is %q)", key, cron.Name, cdi.LabelDataImportCron, owner),
+			cdi.ErrTypeDataSourceNotManaged, nil)
 	}
 	base := ds.DeepCopy()
 	ds.Spec.Source = want
@@ -138,17 +140,9 @@ func (a *Activities) PointDataSource(ctx context.Context, t ImportTarget) error 
 	return nil
 }
 
-// NewDataSource is the empty DataSource a cron manages.
-func NewDataSource(cron *cdiv1.DataImportCron) *cdiv1.DataSource {
-	return &cdiv1.DataSource{ObjectMeta: metav1.ObjectMeta{
-		Namespace: cron.Namespace, Name: cron.Spec.ManagedDataSource,
-		Labels: map[string]string{LabelDataImportCron: cron.Name},
-	}}
-}
-
 // GarbageCollect deletes the cron's DataVolumes beyond spec.importsToKeep,
 // oldest first, never the target's. It returns the names deleted.
-func (a *Activities) GarbageCollect(ctx context.Context, t ImportTarget) ([]string, error) {
+func (a *Activities) GarbageCollect(ctx context.Context, t cdi.ImportTarget) ([]string, error) {
 	cron, err := a.cron(ctx, t.Cron)
 	if err != nil {
 		return nil, err
@@ -156,11 +150,11 @@ func (a *Activities) GarbageCollect(ctx context.Context, t ImportTarget) ([]stri
 	if gc := cron.Spec.GarbageCollect; gc != nil && *gc == cdiv1.DataImportCronGarbageCollectNever {
 		return nil, nil
 	}
-	dvs, err := ListDataVolumes(ctx, a.Client, cron)
+	dvs, err := cronimports.List(ctx, a.Client, cron)
 	if err != nil {
 		return nil, err
 	}
-	keep := DefaultImportsToKeep
+	keep := cdi.DefaultImportsToKeep
 	if k := cron.Spec.ImportsToKeep; k != nil && *k >= 0 {
 		keep = int(*k)
 	}
@@ -175,15 +169,6 @@ func (a *Activities) GarbageCollect(ctx context.Context, t ImportTarget) ([]stri
 	return deleted, nil
 }
 
-// ListDataVolumes returns the DataVolumes a cron created.
-func ListDataVolumes(ctx context.Context, c client.Reader, cron *cdiv1.DataImportCron) ([]cdiv1.DataVolume, error) {
-	list := &cdiv1.DataVolumeList{}
-	if err := c.List(ctx, list, client.InNamespace(cron.Namespace), client.MatchingLabels{LabelDataImportCron: cron.Name}); err != nil {
-		return nil, fmt.Errorf("listing DataVolumes of DataImportCron %s/%s: %w", cron.Namespace, cron.Name, err)
-	}
-	return list.Items, nil
-}
-
 // Outdated chooses which DataVolumes to delete so that keep remain,
 // counting current, which is never chosen: the newest others by creation
 // time stay, the rest go, oldest first. Names break creation-time ties.
@@ -194,7 +179,7 @@ func Outdated(dvs []cdiv1.DataVolume, keep int, current string) []string {
 			others = append(others, dv)
 		}
 	}
-	SortNewestFirst(others)
+	cronimports.SortNewestFirst(others)
 	stay := max(keep-1, 0)
 	if len(others) <= stay {
 		return nil
@@ -204,16 +189,4 @@ func Outdated(dvs []cdiv1.DataVolume, keep int, current string) []string {
 		out = append(out, others[i].Name)
 	}
 	return out
-}
-
-// SortNewestFirst orders DataVolumes by creation time, newest first, and
-// by name where created in the same second.
-func SortNewestFirst(dvs []cdiv1.DataVolume) {
-	sort.SliceStable(dvs, func(i, j int) bool {
-		ti, tj := dvs[i].CreationTimestamp, dvs[j].CreationTimestamp
-		if !ti.Equal(&tj) {
-			return tj.Before(&ti)
-		}
-		return dvs[i].Name > dvs[j].Name
-	})
 }

@@ -1,3 +1,6 @@
+// Package hco holds the side effects of installing and uninstalling a
+// HyperConverged: applying each component CR the HyperConverged derives,
+// waiting for its operator to report it Available, and deleting them.
 package hco
 
 import (
@@ -8,65 +11,59 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/kube/apply"
+	"github.com/virtflow/virtflow/operands"
 )
 
-// Activities installs HyperConverged components through the Kubernetes API.
+// Activities install HyperConverged components through the Kubernetes API.
 type Activities struct {
 	// Client talks to the kube-apiserver; it must know every component kind.
 	Client client.Client
-	// PollInterval is how often WaitComponentAvailable re-reads status.
+	// PollInterval is how often the waits re-read the components.
 	PollInterval time.Duration
 }
 
+var _ hco.Activities = (*Activities)(nil)
+
 // PlanComponents returns the component CRs the HyperConverged should own, in
 // creation order.
-func (a *Activities) PlanComponents(ctx context.Context, ref HyperConvergedRef) ([]ComponentRef, error) {
+func (a *Activities) PlanComponents(ctx context.Context, ref hco.HyperConvergedRef) ([]hco.ComponentRef, error) {
 	hc, err := a.getHyperConverged(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	var plan []ComponentRef
-	for _, obj := range DesiredComponents(hc) {
-		plan = append(plan, RefOf(obj))
-	}
-	return plan, nil
+	return operands.Refs(hc), nil
 }
 
 // EnsureComponent creates the component CR or brings the fields the
 // HyperConverged manages back to their desired values. Calling it twice
 // leaves one object.
-func (a *Activities) EnsureComponent(ctx context.Context, in EnsureComponentInput) error {
+func (a *Activities) EnsureComponent(ctx context.Context, in hco.EnsureComponentInput) error {
 	hc, err := a.getHyperConverged(ctx, in.HyperConverged)
 	if err != nil {
 		return err
 	}
-	for _, obj := range DesiredComponents(hc) {
-		if RefOf(obj) == in.Component {
-			_, err := Apply(ctx, a.Client, obj)
+	for _, obj := range operands.Desired(hc) {
+		if operands.RefOf(obj) == in.Component {
+			_, err := apply.Managed(ctx, a.Client, obj)
 			return err
 		}
 	}
 	return temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("%s %s is no longer part of HyperConverged %s/%s", in.Component.Kind, in.Component.Name, hc.Namespace, hc.Name),
-		ErrHyperConvergedGone, nil)
+		hco.ErrHyperConvergedGone, nil)
 }
 
 // WaitComponentAvailable polls the component CR until its operator reports
 // Available=True, heartbeating the last status seen.
-func (a *Activities) WaitComponentAvailable(ctx context.Context, ref ComponentRef) (ComponentStatus, error) {
-	interval := a.PollInterval
-	if interval == 0 {
-		interval = time.Second
-	}
+func (a *Activities) WaitComponentAvailable(ctx context.Context, ref hco.ComponentRef) (hco.ComponentStatus, error) {
 	for {
-		st, err := ReadComponentStatus(ctx, a.Client, ref)
+		st, err := operands.ReadStatus(ctx, a.Client, ref)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return st, err
 		}
@@ -74,68 +71,72 @@ func (a *Activities) WaitComponentAvailable(ctx context.Context, ref ComponentRe
 			return st, nil
 		}
 		activity.RecordHeartbeat(ctx, st)
-		select {
-		case <-ctx.Done():
-			return st, fmt.Errorf("%s %s not available (%s): %w", ref.Kind, ref.Name, st.Message, ctx.Err())
-		case <-time.After(interval):
+		if err := a.sleep(ctx); err != nil {
+			return st, fmt.Errorf("%s %s not available (%s): %w", ref.Kind, ref.Name, st.Message, err)
 		}
 	}
 }
 
 // DeleteComponents removes the component CRs; already-gone ones are fine.
-func (a *Activities) DeleteComponents(ctx context.Context, refs []ComponentRef) error {
+func (a *Activities) DeleteComponents(ctx context.Context, refs []hco.ComponentRef) error {
 	for _, ref := range refs {
-		obj := &unstructured.Unstructured{}
-		obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
-		obj.SetNamespace(ref.Namespace)
-		obj.SetName(ref.Name)
-		if err := a.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+		if err := a.Client.Delete(ctx, operands.Object(ref)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting %s %s: %w", ref.Kind, ref.Name, err)
 		}
 	}
 	return nil
 }
 
-func (a *Activities) getHyperConverged(ctx context.Context, ref HyperConvergedRef) (*hcov1beta1.HyperConverged, error) {
+// WaitComponentsGone polls until none of the component CRs exists: their
+// operators remove what they deployed before letting them go. It
+// heartbeats the ones still there.
+func (a *Activities) WaitComponentsGone(ctx context.Context, refs []hco.ComponentRef) error {
+	for {
+		var remaining []hco.ComponentRef
+		for _, ref := range refs {
+			err := a.Client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, operands.Object(ref))
+			if err == nil {
+				remaining = append(remaining, ref)
+			} else if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err)
+			}
+		}
+		if len(remaining) == 0 {
+			return nil
+		}
+		activity.RecordHeartbeat(ctx, remaining)
+		if err := a.sleep(ctx); err != nil {
+			return fmt.Errorf("%s %s is still there: %w", remaining[0].Kind, remaining[0].Name, err)
+		}
+	}
+}
+
+func (a *Activities) sleep(ctx context.Context) error {
+	interval := a.PollInterval
+	if interval == 0 {
+		interval = time.Second
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(interval):
+		return nil
+	}
+}
+
+func (a *Activities) getHyperConverged(ctx context.Context, ref hco.HyperConvergedRef) (*hcov1beta1.HyperConverged, error) {
 	hc := &hcov1beta1.HyperConverged{}
 	err := a.Client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, hc)
 	if apierrors.IsNotFound(err) || (err == nil && string(hc.UID) != ref.UID) {
 		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("HyperConverged %s/%s (uid %s) no longer exists", ref.Namespace, ref.Name, ref.UID), ErrHyperConvergedGone, err)
+			fmt.Sprintf("HyperConverged %s/%s (uid %s) no longer exists", ref.Namespace, ref.Name, ref.UID), hco.ErrHyperConvergedGone, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading HyperConverged %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	if hc.DeletionTimestamp != nil {
 		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("HyperConverged %s/%s is being deleted", ref.Namespace, ref.Name), ErrHyperConvergedGone, nil)
+			fmt.Sprintf("HyperConverged %s/%s is being deleted", ref.Namespace, ref.Name), hco.ErrHyperConvergedGone, nil)
 	}
 	return hc, nil
-}
-
-// ReadComponentStatus reads the Available condition of a component CR.
-func ReadComponentStatus(ctx context.Context, c client.Client, ref ComponentRef) (ComponentStatus, error) {
-	st := ComponentStatus{Component: ref, Message: "not created yet"}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
-	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, obj); err != nil {
-		return st, err
-	}
-	st.Version = observedVersion(obj)
-	cond, ok := kube.FindCondition(kube.Conditions(obj), "Available")
-	if !ok {
-		st.Message = "no Available condition reported yet"
-		return st, nil
-	}
-	st.Available, st.Reason, st.Message = cond.Status == "True", cond.Reason, cond.Message
-	return st, nil
-}
-
-func observedVersion(obj *unstructured.Unstructured) string {
-	for _, path := range [][]string{{"status", "observedKubeVirtVersion"}, {"status", "observedVersion"}} {
-		if v, ok, _ := unstructured.NestedString(obj.Object, path...); ok && v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -7,30 +7,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
-// Activity names, registered on a node's task queue.
+// heartbeatEvery is how often a copy heartbeats its checkpoint and
+// publishes its progress on the claim.
 const (
-	ImportDiskName   = "storage.ImportDisk"
-	CleanupDiskName  = "storage.CleanupImport"
-	DiskFileName     = "disk.img"
 	heartbeatEvery   = 2 * time.Second
 	scratchDirPrefix = "virtflow-import-"
-)
-
-// Error types of failures a retry cannot fix; workflows and conditions
-// name them.
-const (
-	ErrTypeSourceUnreachable = "SourceUnreachable"
-	ErrTypeUnsupportedImage  = "UnsupportedImage"
-	ErrTypeTargetTooSmall    = "TargetTooSmall"
-	ErrTypeInvalidSource     = "InvalidSource"
 )
 
 // Activities are CDI's node-local disk activities.
@@ -42,67 +32,33 @@ type Activities struct {
 	NodeIP string
 }
 
-// SourceRef names an http(s) source and the objects holding its
-// credentials, as a DataVolume does; secrets never pass through workflow
-// history.
-type SourceRef struct {
-	URL           string `json:"url"`
-	SecretRef     string `json:"secretRef,omitempty"`
-	CertConfigMap string `json:"certConfigMap,omitempty"`
-	// Registry marks a docker:// image holding the disk under /disk/;
-	// Insecure allows it over plain http (CDIConfig's insecureRegistries).
-	Registry bool `json:"registry,omitempty"`
-	Insecure bool `json:"insecure,omitempty"`
-}
+var _ cdi.DiskActivities = (*Activities)(nil)
 
-// ImportRequest is one disk to fill on this node.
-type ImportRequest struct {
-	// Namespace holds the source's secret and config map.
-	Namespace string `json:"namespace"`
-	// VolumeDir is the volume's directory on the node; the disk is
-	// VolumeDir/disk.img, as CDI writes filesystem volumes.
-	VolumeDir string `json:"volumeDir"`
-	// Source is read unless Blank is set.
-	Source SourceRef `json:"source"`
-	Blank  bool      `json:"blank,omitempty"`
-	// Size is the disk's usable size in bytes.
-	Size int64 `json:"size"`
-	// Key names the import's scratch directory (the DataVolume's UID).
-	Key string `json:"key"`
-}
-
-// ImportProgress is heartbeated: Offset is where a retry resumes.
-type ImportProgress struct {
+// checkpoint is heartbeated: Offset is where a retry resumes.
+type checkpoint struct {
 	Offset      int64   `json:"offset"`
 	Percent     float64 `json:"percent"`
 	ResumedFrom int64   `json:"resumedFrom,omitempty"`
 }
 
-// ImportResult describes the written disk.
-type ImportResult struct {
-	Format      string `json:"format,omitempty"`
-	VirtualSize int64  `json:"virtualSize"`
-	// ResumedFrom is the offset the final attempt started at: non-zero
-	// when an earlier attempt was cut short and its work was kept.
-	ResumedFrom int64 `json:"resumedFrom,omitempty"`
-}
-
 // ImportDisk fills the volume's disk from its source, heartbeating a
 // checkpoint so that a retry after a crash resumes where the last one left
 // off.
-func (a *Activities) ImportDisk(ctx context.Context, req ImportRequest) (ImportResult, error) {
-	disk := filepath.Join(req.VolumeDir, DiskFileName)
+func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (cdi.ImportResult, error) {
+	disk := filepath.Join(req.VolumeDir, cdi.DiskFileName)
 	if req.Blank {
 		if err := ensureSize(disk, req.Size); err != nil {
-			return ImportResult{}, err
+			return cdi.ImportResult{}, err
 		}
-		return ImportResult{Format: "raw", VirtualSize: req.Size}, syncFile(disk)
+		return cdi.ImportResult{Format: "raw", VirtualSize: req.Size}, syncFile(disk)
 	}
-	var last ImportProgress
+	var last checkpoint
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &last)
 	}
-	hb := newHeartbeater(ctx, last.Offset)
+	claim := a.claimNotes(req.Namespace, req.Claim)
+	claim.started(ctx)
+	hb := newHeartbeater(ctx, last.Offset, claim)
 	defer hb.stop()
 	info, err := a.importSource(ctx, req, disk, ImportOptions{
 		Cache: CacheModeFor(req.VolumeDir), Size: req.Size, From: last.Offset,
@@ -110,21 +66,21 @@ func (a *Activities) ImportDisk(ctx context.Context, req ImportRequest) (ImportR
 	})
 	if ctx.Err() != nil {
 		// Cancelled: say so, rather than how the killed qemu-img died.
-		return ImportResult{}, ctx.Err()
+		return cdi.ImportResult{}, ctx.Err()
 	}
 	if err != nil {
-		return ImportResult{}, classify(err)
+		return cdi.ImportResult{}, classify(err)
 	}
 	if err := syncFile(disk); err != nil {
-		return ImportResult{}, err
+		return cdi.ImportResult{}, err
 	}
-	return ImportResult{Format: info.Format, VirtualSize: info.VirtualSize, ResumedFrom: last.Offset}, nil
+	return cdi.ImportResult{Format: info.Format, VirtualSize: info.VirtualSize, ResumedFrom: last.Offset}, nil
 }
 
 // importSource reads an http(s) source in place; a registry image's disk
 // is pulled into the volume's scratch directory first (a layer is a
 // stream, not random access), once: a retry reuses a complete pull.
-func (a *Activities) importSource(ctx context.Context, req ImportRequest, disk string, opts ImportOptions) (ImageInfo, error) {
+func (a *Activities) importSource(ctx context.Context, req cdi.ImportRequest, disk string, opts ImportOptions) (ImageInfo, error) {
 	src, err := a.source(ctx, req)
 	if err != nil {
 		return ImageInfo{}, err
@@ -156,16 +112,18 @@ func (a *Activities) importSource(ctx context.Context, req ImportRequest, disk s
 // volume's own filesystem (a pulled registry disk can be large).
 func volumeScratch(volumeDir string) string { return filepath.Join(volumeDir, ".virtflow-scratch") }
 
-// CleanupImport removes the import's scratch directory and, when the
-// import did not finish (it was cancelled), its partial disk.
-func (a *Activities) CleanupImport(ctx context.Context, req ImportRequest, removeDisk bool) error {
+// CleanupImport removes the import's scratch directory and notes on the
+// claim and, when the import did not finish (it was cancelled), its
+// partial disk.
+func (a *Activities) CleanupImport(ctx context.Context, req cdi.ImportRequest, removeDisk bool) error {
+	a.claimNotes(req.Namespace, req.Claim).clear(ctx)
 	for _, dir := range []string{ScratchDir(req.Key), volumeScratch(req.VolumeDir)} {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("removing scratch directory %s: %w", dir, err)
 		}
 	}
 	if removeDisk {
-		if err := os.Remove(filepath.Join(req.VolumeDir, DiskFileName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(filepath.Join(req.VolumeDir, cdi.DiskFileName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("removing partial disk in %s: %w", req.VolumeDir, err)
 		}
 	}
@@ -188,13 +146,13 @@ func classify(err error) error {
 	var hs *httpStatusError
 	switch {
 	case errors.As(err, &hs) && hs.code >= 400 && hs.code < 500:
-		return temporal.NewNonRetryableApplicationError(hs.Error(), ErrTypeSourceUnreachable, nil)
+		return temporal.NewNonRetryableApplicationError(hs.Error(), cdi.ErrTypeSourceUnreachable, nil)
 	case errors.Is(err, ErrInvalidSource):
-		return fatal(err, ErrInvalidSource, ErrTypeInvalidSource)
+		return fatal(err, ErrInvalidSource, cdi.ErrTypeInvalidSource)
 	case errors.Is(err, ErrUnsupportedImage):
-		return fatal(err, ErrUnsupportedImage, ErrTypeUnsupportedImage)
+		return fatal(err, ErrUnsupportedImage, cdi.ErrTypeUnsupportedImage)
 	case errors.Is(err, ErrTargetTooSmall):
-		return fatal(err, ErrTargetTooSmall, ErrTypeTargetTooSmall)
+		return fatal(err, ErrTargetTooSmall, cdi.ErrTypeTargetTooSmall)
 	}
 	return err
 }
@@ -215,46 +173,3 @@ func syncFile(path string) error {
 	}
 	return nil
 }
-
-// heartbeater records the last checkpoint and the percentage on a timer,
-// not on every qemu-img progress line.
-type heartbeater struct {
-	mu      sync.Mutex
-	p       ImportProgress
-	done    chan struct{}
-	stopped sync.Once
-}
-
-func newHeartbeater(ctx context.Context, from int64) *heartbeater {
-	h := &heartbeater{p: ImportProgress{Offset: from, ResumedFrom: from}, done: make(chan struct{})}
-	go func() {
-		t := time.NewTicker(heartbeatEvery)
-		defer t.Stop()
-		for {
-			h.mu.Lock()
-			p := h.p
-			h.mu.Unlock()
-			activity.RecordHeartbeat(ctx, p)
-			select {
-			case <-t.C:
-			case <-h.done:
-				return
-			}
-		}
-	}()
-	return h
-}
-
-func (h *heartbeater) checkpoint(off int64) {
-	h.mu.Lock()
-	h.p.Offset = off
-	h.mu.Unlock()
-}
-
-func (h *heartbeater) progress(pct float64) {
-	h.mu.Lock()
-	h.p.Percent = pct
-	h.mu.Unlock()
-}
-
-func (h *heartbeater) stop() { h.stopped.Do(func() { close(h.done) }) }

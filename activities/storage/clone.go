@@ -9,62 +9,50 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"golang.org/x/sys/unix"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
-
-// CloneDiskName is the host-assisted clone activity, on the node that
-// holds both volumes.
-const CloneDiskName = "storage.CloneDisk"
-
-// CloneRequest copies one volume's disk into another on the same node.
-type CloneRequest struct {
-	// SourceDir and VolumeDir are the source's and the target's
-	// directories on the node.
-	SourceDir string `json:"sourceDir"`
-	VolumeDir string `json:"volumeDir"`
-	// Size is the target disk's usable size; it is never smaller than the
-	// source's.
-	Size int64  `json:"size"`
-	Key  string `json:"key"`
-}
 
 // CloneDisk copies the source disk into the target: as a reflink where the
 // filesystem shares extents (instant, no data moved), else as a sparse,
 // resumable chunked copy (holes stay holes; a retry resumes from the last
 // checkpoint).
-func (a *Activities) CloneDisk(ctx context.Context, req CloneRequest) (ImportResult, error) {
-	src := filepath.Join(req.SourceDir, DiskFileName)
-	dst := filepath.Join(req.VolumeDir, DiskFileName)
+func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (cdi.ImportResult, error) {
+	src := filepath.Join(req.SourceDir, cdi.DiskFileName)
+	dst := filepath.Join(req.VolumeDir, cdi.DiskFileName)
 	st, err := os.Stat(src)
 	if err != nil {
-		return ImportResult{}, fmt.Errorf("reading clone source %s: %w", src, err)
+		return cdi.ImportResult{}, fmt.Errorf("reading clone source %s: %w", src, err)
 	}
 	if req.Size > 0 && st.Size() > req.Size {
-		return ImportResult{}, fatal(fmt.Errorf("%w: target size %d is smaller than the source's %d", ErrTargetTooSmall, req.Size, st.Size()),
-			ErrTargetTooSmall, ErrTypeTargetTooSmall)
+		return cdi.ImportResult{}, fatal(fmt.Errorf("%w: target size %d is smaller than the source's %d", ErrTargetTooSmall, req.Size, st.Size()),
+			ErrTargetTooSmall, cdi.ErrTypeTargetTooSmall)
 	}
-	var last ImportProgress
+	var last checkpoint
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &last)
 	}
 	if last.Offset == 0 && reflink(src, dst) == nil {
-		return ImportResult{Format: "raw", VirtualSize: st.Size()}, GrowRaw(ctx, dst, req.Size)
+		return cdi.ImportResult{Format: "raw", VirtualSize: st.Size()}, GrowRaw(ctx, dst, req.Size)
 	}
-	hb := newHeartbeater(ctx, last.Offset)
+	claim := a.claimNotes(req.Namespace, req.Claim)
+	claim.started(ctx)
+	hb := newHeartbeater(ctx, last.Offset, claim)
 	defer hb.stop()
 	err = CopyResumable(ctx, FileNode(src), "raw", st.Size(), dst, CopyOptions{
 		Cache: CacheModeFor(req.VolumeDir), From: last.Offset, Checkpoint: hb.checkpoint,
 		Progress: func(done int64) { hb.progress(100 * float64(done) / float64(max(st.Size(), 1))) },
 	})
 	if ctx.Err() != nil {
-		return ImportResult{}, ctx.Err()
+		return cdi.ImportResult{}, ctx.Err()
 	}
 	if err != nil {
-		return ImportResult{}, err
+		return cdi.ImportResult{}, err
 	}
 	if err := syncFile(dst); err != nil {
-		return ImportResult{}, err
+		return cdi.ImportResult{}, err
 	}
-	return ImportResult{Format: "raw", VirtualSize: st.Size(), ResumedFrom: last.Offset}, GrowRaw(ctx, dst, req.Size)
+	return cdi.ImportResult{Format: "raw", VirtualSize: st.Size(), ResumedFrom: last.Offset}, GrowRaw(ctx, dst, req.Size)
 }
 
 // reflink clones src into a new dst sharing its extents (FICLONE).

@@ -10,8 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
 // Keys CDI reads from a DataVolume's secretRef and certConfigMap.
@@ -22,13 +23,13 @@ const (
 
 // source resolves the request's secret and config map on the node, so
 // credentials are read where they are used.
-func (a *Activities) source(ctx context.Context, req ImportRequest) (Source, error) {
+func (a *Activities) source(ctx context.Context, req cdi.ImportRequest) (Source, error) {
 	return ResolveSource(ctx, a.Client, req.Namespace, req.Source)
 }
 
 // ResolveSource reads the secret (CDI's accessKeyId and secretKey) and the
 // config map (every value, in key order, as one PEM bundle) a source names.
-func ResolveSource(ctx context.Context, c client.Client, namespace string, ref SourceRef) (Source, error) {
+func ResolveSource(ctx context.Context, c client.Client, namespace string, ref cdi.SourceRef) (Source, error) {
 	src := Source{URL: ref.URL}
 	if name := ref.SecretRef; name != "" {
 		sec := &corev1.Secret{}
@@ -48,17 +49,6 @@ func ResolveSource(ctx context.Context, c client.Client, namespace string, ref S
 		}
 	}
 	return src, nil
-}
-
-// InsecureRegistry tells whether CDIConfig lists the registry host of a
-// docker:// URL among its insecureRegistries.
-func InsecureRegistry(ctx context.Context, c client.Client, url string) bool {
-	cfg := &cdiv1.CDIConfig{}
-	if err := c.Get(ctx, types.NamespacedName{Name: "config"}, cfg); err != nil {
-		return false
-	}
-	host, _, _ := strings.Cut(strings.TrimPrefix(url, "docker://"), "/")
-	return slices.Contains(cfg.Spec.InsecureRegistries, host)
 }
 
 // get reads an object the source names. A missing one is retried, since

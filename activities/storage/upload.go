@@ -17,68 +17,71 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
-// ReceiveUploadName is the upload server activity, on a node's queue.
-const ReceiveUploadName = "storage.ReceiveUpload"
-
-// UploadPath is where the node's upload server takes the image.
-const UploadPath = "/v1beta1/upload"
-
-// UploadProgress is heartbeated: where the upload server listens (the
-// proxy forwards there) and how much it has received.
-type UploadProgress struct {
+// uploadProgress is heartbeated: where the upload server listens and how
+// much it has received, for the Web UI and the temporal CLI.
+type uploadProgress struct {
 	Address  string `json:"address"`
 	Received int64  `json:"received"`
 }
 
 // ReceiveUpload serves one upload into the volume: it listens on the
-// node, publishes its address in heartbeats, and returns once an upload
-// has been written. A failed attempt (a dropped connection) leaves it
+// node, notes its address on the claim (where cdi-uploadproxy finds it),
+// and returns once an upload has been written. A failed attempt (a dropped connection) leaves it
 // listening for the next one; an image that can never fit ends it.
-func (a *Activities) ReceiveUpload(ctx context.Context, req ImportRequest) (ImportResult, error) {
+func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (cdi.ImportResult, error) {
 	host := a.NodeIP
 	if host == "" {
 		host = "127.0.0.1"
 	}
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
-		return ImportResult{}, fmt.Errorf("listening for the upload: %w", err)
+		return cdi.ImportResult{}, fmt.Errorf("listening for the upload: %w", err)
 	}
 	u := &uploadServer{a: a, req: req, done: make(chan uploadOutcome, 1)}
 	srv := &http.Server{Handler: u, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()
+	addr := l.Addr().String()
+	claim := a.claimNotes(req.Namespace, req.Claim)
+	claim.started(ctx)
+	claim.set(ctx, map[string]*string{cdi.AnnUploadServer: &addr})
+	// The proxy must not forward to a server that is gone; the context
+	// may be cancelled by now, the note must still go.
+	defer claim.set(context.WithoutCancel(ctx), map[string]*string{cdi.AnnUploadServer: nil})
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
-		activity.RecordHeartbeat(ctx, UploadProgress{Address: l.Addr().String(), Received: u.received.Load()})
+		activity.RecordHeartbeat(ctx, uploadProgress{Address: addr, Received: u.received.Load()})
 		select {
 		case out := <-u.done:
 			return out.res, out.err
 		case <-ctx.Done():
-			return ImportResult{}, ctx.Err()
+			return cdi.ImportResult{}, ctx.Err()
 		case <-tick.C:
 		}
 	}
 }
 
 type uploadOutcome struct {
-	res ImportResult
+	res cdi.ImportResult
 	err error
 }
 
 // uploadServer writes each POSTed image to the volume's disk.
 type uploadServer struct {
 	a        *Activities
-	req      ImportRequest
+	req      cdi.ImportRequest
 	received atomic.Int64
 	busy     atomic.Bool
 	done     chan uploadOutcome
 }
 
 func (u *uploadServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != UploadPath {
+	if r.Method != http.MethodPost || r.URL.Path != cdi.UploadPath {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}
@@ -105,33 +108,33 @@ func (u *uploadServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // write decompresses the stream as its magic says, then writes raw (and
 // iso) straight into the disk in one pass; qcow2 needs random access, so
 // it lands in scratch space on the volume and is converted from there.
-func (u *uploadServer) write(ctx context.Context, body io.Reader) (ImportResult, error) {
+func (u *uploadServer) write(ctx context.Context, body io.Reader) (cdi.ImportResult, error) {
 	stream, closeStream, err := decompressed(ctx, bufio.NewReaderSize(body, 1<<20))
 	if err != nil {
-		return ImportResult{}, err
+		return cdi.ImportResult{}, err
 	}
 	defer closeStream()
 	br := bufio.NewReaderSize(stream, 1<<20)
 	head, _ := br.Peek(4)
-	disk := filepath.Join(u.req.VolumeDir, DiskFileName)
+	disk := filepath.Join(u.req.VolumeDir, cdi.DiskFileName)
 	if !bytes.Equal(head, []byte("QFI\xfb")) {
 		n, err := writeStream(disk, br, u.req.Size)
 		if err != nil {
-			return ImportResult{}, err
+			return cdi.ImportResult{}, err
 		}
-		return ImportResult{Format: "raw", VirtualSize: n}, GrowRaw(ctx, disk, u.req.Size)
+		return cdi.ImportResult{Format: "raw", VirtualSize: n}, GrowRaw(ctx, disk, u.req.Size)
 	}
 	scratch := volumeScratch(u.req.VolumeDir)
 	defer os.RemoveAll(scratch)
 	if err := os.MkdirAll(scratch, 0o700); err != nil {
-		return ImportResult{}, fmt.Errorf("creating scratch directory: %w", err)
+		return cdi.ImportResult{}, fmt.Errorf("creating scratch directory: %w", err)
 	}
 	tmp := filepath.Join(scratch, "upload.qcow2")
 	if _, err := writeStream(tmp, br, 0); err != nil {
-		return ImportResult{}, err
+		return cdi.ImportResult{}, err
 	}
 	info, err := ImportFile(ctx, tmp, disk, ImportOptions{Cache: CacheModeFor(u.req.VolumeDir), Size: u.req.Size, ScratchDir: ScratchDir(u.req.Key)})
-	return ImportResult{Format: info.Format, VirtualSize: info.VirtualSize}, err
+	return cdi.ImportResult{Format: info.Format, VirtualSize: info.VirtualSize}, err
 }
 
 // decompressed unwraps gzip in process and xz through the xz tool.

@@ -12,14 +12,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
 func newUploadServer(t *testing.T, size int64) (*uploadServer, *httptest.Server, string) {
 	vol := t.TempDir()
-	u := &uploadServer{req: ImportRequest{VolumeDir: vol, Size: size, Key: "upload-test"}, done: make(chan uploadOutcome, 1)}
+	u := &uploadServer{req: cdi.ImportRequest{VolumeDir: vol, Size: size, Key: "upload-test"}, done: make(chan uploadOutcome, 1)}
 	srv := httptest.NewServer(u)
 	t.Cleanup(srv.Close)
-	return u, srv, filepath.Join(vol, DiskFileName)
+	return u, srv, filepath.Join(vol, cdi.DiskFileName)
 }
 
 // Every format a user may upload lands as the raw disk, grown to the
@@ -30,7 +32,7 @@ func TestUploadWritesEveryFormatAsRaw(t *testing.T) {
 		u, srv, disk := newUploadServer(t, 8<<20)
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
-		resp, err := http.Post(srv.URL+UploadPath, "application/octet-stream", bytes.NewReader(data))
+		resp, err := http.Post(srv.URL+cdi.UploadPath, "application/octet-stream", bytes.NewReader(data))
 		require.NoError(t, err)
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode, name)
@@ -49,14 +51,14 @@ func TestUploadTooLargeEndsWithTheReason(t *testing.T) {
 	u, srv, _ := newUploadServer(t, 1<<20)
 	data, err := os.ReadFile(filepath.Join(dir, "disk.raw"))
 	require.NoError(t, err)
-	resp, err := http.Post(srv.URL+UploadPath, "application/octet-stream", bytes.NewReader(data))
+	resp, err := http.Post(srv.URL+cdi.UploadPath, "application/octet-stream", bytes.NewReader(data))
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	out := <-u.done
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, out.err, &app)
-	require.Equal(t, ErrTypeTargetTooSmall, app.Type())
+	require.Equal(t, cdi.ErrTypeTargetTooSmall, app.Type())
 	require.True(t, strings.HasPrefix(app.Message(), "Virtual image size is larger than the reported available storage"))
 }
 
@@ -66,7 +68,7 @@ func TestTruncatedUploadIsNotTakenForADisk(t *testing.T) {
 	u, srv, _ := newUploadServer(t, 8<<20)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	require.NoError(t, err)
-	_, err = conn.Write([]byte("POST " + UploadPath + " HTTP/1.1\r\nHost: x\r\nContent-Length: 4194304\r\n\r\n" + strings.Repeat("a", 1<<20)))
+	_, err = conn.Write([]byte("POST " + cdi.UploadPath + " HTTP/1.1\r\nHost: x\r\nContent-Length: 4194304\r\n\r\n" + strings.Repeat("a", 1<<20)))
 	require.NoError(t, err)
 	require.NoError(t, conn.Close())
 	require.Eventually(t, func() bool { return !u.busy.Load() && u.received.Load() == 1<<20 }, 5e9, 1e7)

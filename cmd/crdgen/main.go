@@ -1,4 +1,5 @@
-// Command crdgen writes deploy/crds from the Go API types.
+// Command crdgen writes deploy/crds from the Go API types, and the deepcopy
+// functions of virtflow's own API packages.
 package main
 
 import (
@@ -24,6 +25,17 @@ func main() {
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(*out, name), data, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	deepcopies, err := crdgen.DeepCopy()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for path, data := range deepcopies {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -56,3 +56,17 @@ func TestUpstreamKindsKeepUpstreamNamesAndScope(t *testing.T) {
 		require.NotNil(t, v.Schema.OpenAPIV3Schema.Properties["spec"], "%s has a structural spec schema", c.kind)
 	}
 }
+
+// TestCommittedDeepCopyIsCurrent fails when an own API type changed and
+// `make generate` was not run, or a generated file was edited by hand.
+func TestCommittedDeepCopyIsCurrent(t *testing.T) {
+	files, err := DeepCopy()
+	require.NoError(t, err)
+	require.Len(t, files, len(OwnAPIPackages))
+	for path, want := range files {
+		require.Equal(t, DeepCopyFile, filepath.Base(path))
+		got, err := os.ReadFile(path)
+		require.NoError(t, err, "missing %s; run make generate", path)
+		require.Equal(t, string(want), string(got), "%s is stale; run make generate", path)
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -29,7 +29,7 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = 200, 400
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return err
 	}

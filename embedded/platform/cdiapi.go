@@ -20,7 +20,6 @@ import (
 	"github.com/virtflow/virtflow/operators/cdiapi"
 	"github.com/virtflow/virtflow/operators/uploadproxy"
 	"github.com/virtflow/virtflow/operators/webhookcert"
-	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
 // Names of cdi-apiserver's Service, APIService and token signing key.
@@ -97,13 +96,13 @@ func newUploadProxyEndpoint(certDir, address string) (*uploadProxyEndpoint, erro
 }
 
 // serve runs cdi-uploadproxy until ctx ends.
-func (e *uploadProxyEndpoint) serve(ctx context.Context, c client.Client, tc workflowstate.Client, pub ed25519.PublicKey) error {
+func (e *uploadProxyEndpoint) serve(ctx context.Context, c client.Client, pub ed25519.PublicKey) error {
 	watcher, err := certwatcher.New(filepath.Join(e.certDir, webhookcert.CertFile), filepath.Join(e.certDir, webhookcert.KeyFile))
 	if err != nil {
 		return fmt.Errorf("loading cdi-uploadproxy certificate: %w", err)
 	}
 	go func() { _ = watcher.Start(ctx) }()
-	proxy := &uploadproxy.Proxy{Client: c, Temporal: tc, PublicKey: pub}
+	proxy := &uploadproxy.Proxy{Client: c, PublicKey: pub}
 	hs := &http.Server{Handler: proxy.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = hs.Close() }()
 	go func() {

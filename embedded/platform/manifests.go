@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/deploy"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 const fieldOwner = client.FieldOwner("virtflow")
@@ -130,7 +130,7 @@ func EnsureHyperConverged(ctx context.Context, cfg *rest.Config) error {
 
 // newKubeClient is a direct (uncached) client that knows every virtflow kind.
 func newKubeClient(cfg *rest.Config) (client.Client, error) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return nil, err
 	}

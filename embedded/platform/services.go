@@ -24,8 +24,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	"github.com/virtflow/virtflow/embedded/components"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -122,7 +122,7 @@ func StartServices(ctx context.Context, cfg ServicesConfig) (*Services, error) {
 }
 
 func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.Config) error {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 		if err != nil {
 			return err
 		}
-		if err := s.upload.serve(mctx, mgr.GetClient(), s.temporal, pub); err != nil {
+		if err := s.upload.serve(mctx, mgr.GetClient(), pub); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/kube/conditions"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -38,7 +39,7 @@ func Status(ctx context.Context, dataDir string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("loading %s: %w", ep.Kubeconfig, err)
 	}
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func printKind(ctx context.Context, c crclient.Client, gvk schema.GroupVersionKi
 	}
 	for _, item := range list.Items {
 		state := "Available=Unknown"
-		if cond, ok := kube.FindCondition(kube.Conditions(&item), "Available"); ok {
+		if cond, ok := conditions.Find(conditions.Of(&item), "Available"); ok {
 			state = fmt.Sprintf("Available=%s", cond.Status)
 			if cond.Status != "True" && cond.Message != "" {
 				state += " (" + cond.Message + ")"

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
+	"github.com/virtflow/virtflow/kube/storageclass"
 	"github.com/virtflow/virtflow/node/csi"
 )
 
@@ -37,7 +37,7 @@ func EnsureHostpathStorage(ctx context.Context, c client.Client) error {
 	if err := c.Create(ctx, hpp); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating HostPathProvisioner %s: %w", hpp.Name, err)
 	}
-	existing, err := kube.DefaultStorageClass(ctx, c)
+	existing, err := storageclass.Default(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func EnsureHostpathStorage(ctx context.Context, c client.Client) error {
 		VolumeBindingMode: &wffc, ReclaimPolicy: &del,
 	}
 	if existing == "" {
-		sc.Annotations[kube.AnnDefaultStorageClass] = "true"
+		sc.Annotations[storageclass.AnnIsDefault] = "true"
 	}
 	if err := c.Create(ctx, sc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating StorageClass %s: %w", sc.Name, err)

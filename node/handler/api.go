@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/node/launcher"
-	"github.com/virtflow/virtflow/node/rawstream"
+	"github.com/virtflow/virtflow/wire/rawstream"
 )
 
 // TokenSecret names the Secret holding a node agent's API token, in the
@@ -131,7 +131,7 @@ func (a *apiServer) guestInfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(gi)
+	_ = json.NewEncoder(w).Encode(gi.AgentInfo())
 }
 
 func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {

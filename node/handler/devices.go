@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/kube/vmistatus"
 	"github.com/virtflow/virtflow/node/launcher"
-	"github.com/virtflow/virtflow/operators/vmi"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 // interfaceInfoSource says where an interface's status came from, with
@@ -23,7 +23,7 @@ func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMa
 		removeCondition(v, kubevirtv1.VirtualMachineInstanceAgentConnected)
 		return
 	}
-	vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceAgentConnected, corev1.ConditionTrue, "", "")
+	vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceAgentConnected, corev1.ConditionTrue, "", "")
 	if v.Status.GuestOSInfo.ID != "" || v.Status.GuestOSInfo.Name != "" {
 		return
 	}
@@ -31,10 +31,7 @@ func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMa
 	if err != nil {
 		return
 	}
-	v.Status.GuestOSInfo = kubevirtv1.VirtualMachineInstanceGuestOSInfo{
-		Name: gi.OS.Name, KernelRelease: gi.OS.KernelRelease, Version: gi.OS.Version, PrettyName: gi.OS.PrettyName,
-		VersionID: gi.OS.VersionID, KernelVersion: gi.OS.KernelVersion, Machine: gi.OS.Machine, ID: gi.OS.ID,
-	}
+	v.Status.GuestOSInfo = gi.AgentInfo().OS
 }
 
 // reportDevices fills status.interfaces and the LiveMigratable condition
@@ -54,14 +51,14 @@ func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.Virtual
 		})
 	}
 	v.Status.Interfaces = ifaces
-	cond := vmi.LiveMigratable(v, func(claim string) ([]corev1.PersistentVolumeAccessMode, error) {
+	cond := vmistatus.LiveMigratable(v, func(claim string) ([]corev1.PersistentVolumeAccessMode, error) {
 		pvc := &corev1.PersistentVolumeClaim{}
 		if err := r.c.Get(ctx, types.NamespacedName{Namespace: v.Namespace, Name: claim}, pvc); err != nil {
 			return nil, err
 		}
 		return pvc.Spec.AccessModes, nil
 	})
-	vmi.SetCondition(v, cond.Type, cond.Status, cond.Reason, cond.Message)
+	vmistatus.SetCondition(v, cond.Type, cond.Status, cond.Reason, cond.Message)
 }
 
 func hasCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) bool {

@@ -11,9 +11,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/libvirt"
+	"github.com/virtflow/virtflow/kube/vmistatus"
 	"github.com/virtflow/virtflow/node/launcher"
-	"github.com/virtflow/virtflow/operators/vmi"
+	"github.com/virtflow/virtflow/node/libvirt"
 )
 
 // vmiReconciler reports the state of the VMIs on this node from their
@@ -56,15 +56,15 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		if final.Message != "" {
 			phase = kubevirtv1.Failed
 		}
-		vmi.SetPhase(v, phase)
-		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "GuestNotRunning", final.Message)
+		vmistatus.SetPhase(v, phase)
+		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "GuestNotRunning", final.Message)
 		return true
 	}
 	st, err := launcher.NewClient(dir).Status(ctx)
 	if err != nil {
 		if _, alive := launcherPID(dir); !alive && v.Status.Phase == kubevirtv1.Running {
-			vmi.SetPhase(v, kubevirtv1.Failed)
-			vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "LauncherDied", LauncherDiedMessage)
+			vmistatus.SetPhase(v, kubevirtv1.Failed)
+			vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "LauncherDied", LauncherDiedMessage)
 			return true
 		}
 		// The launcher is still starting libvirt and preparing disks.
@@ -76,13 +76,13 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	}
 	switch st.State {
 	case libvirt.Running:
-		vmi.SetPhase(v, kubevirtv1.Running)
-		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionTrue, "", "")
+		vmistatus.SetPhase(v, kubevirtv1.Running)
+		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionTrue, "", "")
 		removeCondition(v, kubevirtv1.VirtualMachineInstancePaused)
 	case libvirt.Paused:
-		vmi.SetPhase(v, kubevirtv1.Running)
-		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstancePaused, corev1.ConditionTrue, "PausedByUser", "VMI was paused by user")
-		vmi.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
+		vmistatus.SetPhase(v, kubevirtv1.Running)
+		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstancePaused, corev1.ConditionTrue, "PausedByUser", "VMI was paused by user")
+		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
 	}
 	return false
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/virtflow/virtflow/activities/libvirt"
-	"github.com/virtflow/virtflow/node/rawstream"
+	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/wire/rawstream"
 )
 
 // Client talks to a launcher's command socket.

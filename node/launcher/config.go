@@ -14,7 +14,7 @@ import (
 
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 // Config is what virt-handler hands a launcher, as config.json in its

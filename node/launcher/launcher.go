@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/virtflow/virtflow/activities/libvirt"
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 // Status is what the launcher reports on its socket and, at exit, in

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/virtflow/virtflow/activities/libvirt"
-	"github.com/virtflow/virtflow/node/rawstream"
+	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/wire/rawstream"
 )
 
 // serve exposes the launcher's commands on a unix socket only root (the

@@ -12,7 +12,7 @@ import (
 
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
-	"github.com/virtflow/virtflow/activities/libvirt/domain"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
 // ImageDir is where a containerDisk or kernel-boot image is found in the

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/kube/storageclass"
 )
 
 // Name is the one CDIConfig CDI keeps.
@@ -93,7 +93,7 @@ func (r *Reconciler) status(ctx context.Context, cfg *cdiv1.CDIConfig) (cdiv1.CD
 		st.ScratchSpaceStorageClass = *sc
 		return st, nil
 	}
-	name, err := kube.DefaultStorageClass(ctx, r.Client)
+	name, err := storageclass.Default(ctx, r.Client)
 	st.ScratchSpaceStorageClass = name
 	return st, err
 }

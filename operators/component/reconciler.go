@@ -28,6 +28,9 @@ type Deployer interface {
 	Undeploy(ctx context.Context, name string) error
 	// Probe returns nil only when the component answers its health check.
 	Probe(ctx context.Context, name string) error
+	// Readiness says what a passing probe shows, in the CR's conditions,
+	// so a placeholder is never taken for the component itself.
+	Readiness() string
 }
 
 // Kind describes one component operator.
@@ -36,6 +39,9 @@ type Kind struct {
 	GVK schema.GroupVersionKind
 	// Components are deployed for every CR of the kind.
 	Components []string
+	// NotBuilt are upstream's components of the kind that virtflow does not
+	// have yet: never deployed, and named in the CR's conditions.
+	NotBuilt []string
 	// Finalizer blocks deletion until the components are removed.
 	Finalizer string
 	// Style writes the kind's status shape.
@@ -111,6 +117,7 @@ func (r *Reconciler) deployAndProbe(ctx context.Context) health {
 		h.ready++
 	}
 	h.total = len(r.Kind.Components)
+	h.readiness, h.notBuilt = r.Deployer.Readiness(), r.Kind.NotBuilt
 	return h
 }
 

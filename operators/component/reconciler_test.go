@@ -15,7 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/kube/conditions"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 type fakeDeployer struct {
@@ -28,6 +29,8 @@ func (f *fakeDeployer) Undeploy(_ context.Context, n string) error {
 	delete(f.deployed, n)
 	return nil
 }
+func (f *fakeDeployer) Readiness() string { return "its health check answers" }
+
 func (f *fakeDeployer) Probe(_ context.Context, n string) error {
 	if !f.deployed[n] {
 		return errors.New(n + " is not running")
@@ -36,7 +39,7 @@ func (f *fakeDeployer) Probe(_ context.Context, n string) error {
 }
 
 func setup(t *testing.T) (*Reconciler, *fakeDeployer, client.Client, ctrl.Request) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	kv := &kubevirtv1.KubeVirt{}
 	kv.Namespace, kv.Name = "kubevirt-hyperconverged", "kubevirt"
@@ -53,7 +56,7 @@ func condition(t *testing.T, c client.Client, req ctrl.Request, typ string) (str
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(kubevirtv1.GroupVersion.WithKind("KubeVirt"))
 	require.NoError(t, c.Get(context.Background(), req.NamespacedName, obj))
-	cond, ok := kube.FindCondition(kube.Conditions(obj), typ)
+	cond, ok := conditions.Find(conditions.Of(obj), typ)
 	require.True(t, ok, "condition %s missing", typ)
 	return cond.Status, cond.Message
 }
@@ -72,8 +75,21 @@ func TestAvailableOnlyWhenEveryComponentAnswersItsHealthCheck(t *testing.T) {
 	delete(d.unhealthy, "virt-controller")
 	_, err = r.Reconcile(context.Background(), req)
 	require.NoError(t, err)
-	status, _ = condition(t, c, req, "Available")
+	status, msg = condition(t, c, req, "Available")
 	require.Equal(t, "True", status)
+	require.Equal(t, "All 2 components are ready (its health check answers).", msg, "says what ready means")
+}
+
+// A kind whose upstream components are not built says so instead of
+// reporting them ready.
+func TestComponentsNotBuiltAreNamedNotDeployed(t *testing.T) {
+	r, d, c, req := setup(t)
+	r.Kind.Components, r.Kind.NotBuilt = nil, []string{"kubemacpool", "bridge-marker"}
+	_, err := r.Reconcile(context.Background(), req)
+	require.NoError(t, err)
+	require.Empty(t, d.deployed)
+	_, msg := condition(t, c, req, "Available")
+	require.Equal(t, "No components are deployed. Not built in virtflow yet: kubemacpool, bridge-marker.", msg)
 }
 
 func TestDeletionUndeploysComponents(t *testing.T) {

@@ -27,6 +27,10 @@ type health struct {
 	total, ready int
 	notReady     []string
 	failed       []string
+	// readiness says what a passing probe shows; notBuilt are components
+	// the kind lacks.
+	readiness string
+	notBuilt  []string
 }
 
 func (h health) allReady() bool { return h.ready == h.total && len(h.failed) == 0 }
@@ -35,10 +39,11 @@ type cond struct{ typ, status, reason, message string }
 
 func (h health) conditions() []cond {
 	if h.allReady() {
+		msg := h.readyMessage()
 		return []cond{
-			{"Available", "True", "AllComponentsReady", "All components are ready."},
-			{"Progressing", "False", "AllComponentsReady", "All components are ready."},
-			{"Degraded", "False", "AllComponentsReady", "All components are ready."},
+			{"Available", "True", "AllComponentsReady", msg},
+			{"Progressing", "False", "AllComponentsReady", msg},
+			{"Degraded", "False", "AllComponentsReady", msg},
 		}
 	}
 	msg := fmt.Sprintf("%d of %d components ready: %s", h.ready, h.total, strings.Join(append(h.failed, h.notReady...), "; "))
@@ -51,6 +56,20 @@ func (h health) conditions() []cond {
 		{"Progressing", "True", "DeploymentInProgress", msg},
 		degraded,
 	}
+}
+
+// readyMessage says what is ready, what that means, and what is missing.
+func (h health) readyMessage() string {
+	msg := "All components are ready."
+	if h.total == 0 {
+		msg = "No components are deployed."
+	} else if h.readiness != "" {
+		msg = fmt.Sprintf("All %d components are ready (%s).", h.total, h.readiness)
+	}
+	if len(h.notBuilt) > 0 {
+		msg += " Not built in virtflow yet: " + strings.Join(h.notBuilt, ", ") + "."
+	}
+	return msg
 }
 
 // writeStatus patches the status subresource once, and only when it changed.

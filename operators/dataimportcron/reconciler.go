@@ -20,22 +20,14 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/virtflow/virtflow/activities/cdicron"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/kube/cronimports"
 	"github.com/virtflow/virtflow/operators/workflowstate"
-	wf "github.com/virtflow/virtflow/workflows/cdi"
 )
 
 // Finalizer keeps a DataImportCron until its schedule is gone and, with
 // retentionPolicy None, its imports.
 const Finalizer = "cdi.kubevirt.io/dataImportCronFinalizer"
-
-// Requeue intervals: status follows a running poll closely; an idle cron
-// is revisited to pick up polls that changed nothing in the cluster (their
-// execution time, a failure).
-const (
-	pollingRequeue = 3 * time.Second
-	idleRequeue    = time.Minute
-)
 
 // Reconciler reconciles DataImportCrons.
 type Reconciler struct {
@@ -47,6 +39,9 @@ type Reconciler struct {
 	// TaskQueue is where the polls run.
 	TaskQueue string
 	Recorder  record.EventRecorder
+	// watcher wakes the reconciler when a poll it saw running moves on;
+	// SetupWithManager starts it.
+	watcher *workflowstate.Watcher
 }
 
 // Reconcile follows the model reconciler, with a schedule in place of one
@@ -80,16 +75,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.writeStatus(ctx, cron, Status(cron, obs, time.Now())); err != nil {
 		return ctrl.Result{}, err
 	}
-	if desc == nil || len(desc.Info.RunningWorkflows) > 0 {
-		return ctrl.Result{RequeueAfter: pollingRequeue}, nil
+	r.watchPolls(cron, desc)
+	return ctrl.Result{RequeueAfter: workflowstate.Resync}, nil
+}
+
+// watchPolls has the watcher wake the cron on its running polls' events.
+// A poll the schedule starts between reconciles announces itself by
+// recording the poll on the cron.
+func (r *Reconciler) watchPolls(cron *cdiv1.DataImportCron, desc *client.ScheduleDescription) {
+	if r.watcher == nil || desc == nil {
+		return
 	}
-	return ctrl.Result{RequeueAfter: idleRequeue}, nil
+	for _, run := range desc.Info.RunningWorkflows {
+		r.watcher.Watch(run.WorkflowID, 0, cron)
+	}
 }
 
 // ensureDataSource creates the managed DataSource, empty until the first
 // import, so consumers can reference it from the start.
 func (r *Reconciler) ensureDataSource(ctx context.Context, cron *cdiv1.DataImportCron) error {
-	ds := cdicron.NewDataSource(cron)
+	ds := cronimports.DataSource(cron)
 	err := r.Client.Get(ctx, crclient.ObjectKeyFromObject(ds), &cdiv1.DataSource{})
 	if !apierrors.IsNotFound(err) {
 		return crclient.IgnoreNotFound(err)
@@ -104,31 +109,45 @@ func (r *Reconciler) ensureDataSource(ctx context.Context, cron *cdiv1.DataImpor
 // observe reads the cron's DataVolumes, its DataSource and its last poll.
 func (r *Reconciler) observe(ctx context.Context, cron *cdiv1.DataImportCron, desc *client.ScheduleDescription) (Observed, error) {
 	var obs Observed
-	dvs, err := cdicron.ListDataVolumes(ctx, r.Client, cron)
+	dvs, err := cronimports.List(ctx, r.Client, cron)
 	if err != nil {
 		return obs, err
 	}
-	cdicron.SortNewestFirst(dvs)
+	cronimports.SortNewestFirst(dvs)
 	obs.DataVolumes = dvs
 	ds := &cdiv1.DataSource{}
 	err = r.Client.Get(ctx, types.NamespacedName{Namespace: cron.Namespace, Name: cron.Spec.ManagedDataSource}, ds)
-	if err == nil && ds.Labels[cdicron.LabelDataImportCron] == cron.Name {
+	if err == nil && ds.Labels[cdi.LabelDataImportCron] == cron.Name {
 		obs.DataSource = ds
 	} else if crclient.IgnoreNotFound(err) != nil {
 		return obs, fmt.Errorf("reading DataSource %s/%s: %w", cron.Namespace, cron.Spec.ManagedDataSource, err)
 	}
+	obs.LastExecution = lastCronTime(cron)
 	if desc == nil || len(desc.Info.RecentActions) == 0 {
 		return obs, nil
 	}
 	last := desc.Info.RecentActions[len(desc.Info.RecentActions)-1]
-	obs.LastExecution = &last.ActualTime
+	if obs.LastExecution == nil {
+		// Polls recorded nothing on the cron before they recorded
+		// themselves; the schedule knows when it started them.
+		obs.LastExecution = &last.ActualTime
+	}
 	if last.StartWorkflowResult != nil {
-		var progress wf.CronProgress
-		if obs.LastPoll, err = workflowstate.Describe(ctx, r.Temporal, last.StartWorkflowResult.WorkflowID, wf.ProgressMemoKey, &progress); err != nil {
+		var progress cdi.CronProgress
+		if obs.LastPoll, err = workflowstate.Describe(ctx, r.Temporal, last.StartWorkflowResult.WorkflowID, cdi.ProgressMemoKey, &progress); err != nil {
 			return obs, err
 		}
 	}
 	return obs, nil
+}
+
+// lastCronTime is when the last poll ran, as it recorded on the cron.
+func lastCronTime(cron *cdiv1.DataImportCron) *time.Time {
+	t, err := time.Parse(time.RFC3339, cron.Annotations[cdi.AnnLastCronTime])
+	if err != nil {
+		return nil
+	}
+	return &t
 }
 
 // finalize removes the schedule and, with retentionPolicy None, the cron's
@@ -155,7 +174,7 @@ func (r *Reconciler) finalize(ctx context.Context, cron *cdiv1.DataImportCron) e
 
 // deleteImports deletes what the cron created, found by its label.
 func (r *Reconciler) deleteImports(ctx context.Context, cron *cdiv1.DataImportCron) error {
-	opts := []crclient.DeleteAllOfOption{crclient.InNamespace(cron.Namespace), crclient.MatchingLabels{cdicron.LabelDataImportCron: cron.Name}}
+	opts := []crclient.DeleteAllOfOption{crclient.InNamespace(cron.Namespace), crclient.MatchingLabels{cdi.LabelDataImportCron: cron.Name}}
 	if err := r.Client.DeleteAllOf(ctx, &cdiv1.DataVolume{}, opts...); err != nil {
 		return fmt.Errorf("deleting DataVolumes of DataImportCron %s/%s: %w", cron.Namespace, cron.Name, err)
 	}

@@ -19,9 +19,9 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/cdicron"
-	"github.com/virtflow/virtflow/activities/kube"
-	wf "github.com/virtflow/virtflow/workflows/cdi"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
 // fakeSchedules holds at most one schedule, as Temporal would for one ID.
@@ -116,7 +116,7 @@ func testCron() *cdiv1.DataImportCron {
 
 func newReconciler(t *testing.T, objs ...crclient.Object) (*Reconciler, *fakeSchedules, *fakeTemporal) {
 	t.Helper()
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 	s, tc := &fakeSchedules{}, &fakeTemporal{}
@@ -130,21 +130,21 @@ func TestNewCronGetsItsScheduleDataSourceAndFinalizer(t *testing.T) {
 	ctx := context.Background()
 	res, err := r.Reconcile(ctx, cronKey)
 	require.NoError(t, err)
-	require.Equal(t, pollingRequeue, res.RequeueAfter)
+	require.Equal(t, workflowstate.Resync, res.RequeueAfter, "woken by what it watches, resynced only as a safety net")
 
 	require.NotNil(t, s.opts)
 	require.Equal(t, "cdi-cron-uid-1", s.opts.ID)
 	require.Equal(t, []string{"0 */12 * * *"}, s.opts.Spec.CronExpressions)
 	require.True(t, s.opts.TriggerImmediately, "the first import starts right away")
 	act := s.opts.Action.(*client.ScheduleWorkflowAction)
-	require.Equal(t, wf.PollCronWorkflowName, act.Workflow)
+	require.Equal(t, cdi.PollCronWorkflowName, act.Workflow)
 	require.Equal(t, "virtflow-control", act.TaskQueue)
 	require.Equal(t, "cdi-cronpoll-uid-1", act.ID)
-	require.Equal(t, []interface{}{wf.PollCronInput{Namespace: "golden", Name: "fedora-cron", UID: "uid-1"}}, act.Args)
+	require.Equal(t, []interface{}{cdi.PollCronInput{Namespace: "golden", Name: "fedora-cron", UID: "uid-1"}}, act.Args)
 
 	ds := &cdiv1.DataSource{}
 	require.NoError(t, r.Client.Get(ctx, types.NamespacedName{Namespace: "golden", Name: "fedora"}, ds))
-	require.Equal(t, "fedora-cron", ds.Labels[cdicron.LabelDataImportCron])
+	require.Equal(t, "fedora-cron", ds.Labels[cdi.LabelDataImportCron])
 	cron := &cdiv1.DataImportCron{}
 	require.NoError(t, r.Client.Get(ctx, cronKey.NamespacedName, cron))
 	require.Contains(t, cron.Finalizers, Finalizer)
@@ -177,7 +177,7 @@ func TestDeletionWithRetainNoneRemovesScheduleAndImports(t *testing.T) {
 	none := cdiv1.DataImportCronRetainNone
 	cron.Spec.RetentionPolicy = &none
 	cron.Finalizers = []string{Finalizer}
-	label := map[string]string{cdicron.LabelDataImportCron: "fedora-cron"}
+	label := map[string]string{cdi.LabelDataImportCron: "fedora-cron"}
 	dv := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "golden", Name: "fedora-111111111111", Labels: label}}
 	other := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "golden", Name: "unrelated"}}
 	r, s, tc := newReconciler(t, cron, dv, other)
@@ -202,7 +202,7 @@ func TestDeletionWithRetainNoneRemovesScheduleAndImports(t *testing.T) {
 func cronDV(name, digest string, minute int, phase cdiv1.DataVolumePhase) cdiv1.DataVolume {
 	return cdiv1.DataVolume{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: "golden", Name: name, Annotations: map[string]string{cdicron.AnnSourceDesiredDigest: digest},
+			Namespace: "golden", Name: name, Annotations: map[string]string{cdi.AnnSourceDesiredDigest: digest},
 			CreationTimestamp: metav1.NewTime(time.Date(2025, 1, 1, 0, minute, 0, 0, time.UTC)),
 		},
 		Status: cdiv1.DataVolumeStatus{Phase: phase},
@@ -234,4 +234,18 @@ func TestStatusFollowsTheNewestImportAndTheDataSource(t *testing.T) {
 	require.Equal(t, string(cdiv1.Failed), st.Conditions[0].Reason)
 	require.Equal(t, ReasonOutdated, st.Conditions[1].Reason)
 	require.Equal(t, "fedora-old", st.LastImportedPVC.Name, "a failed import leaves the DataSource on the last good one")
+}
+
+// The cron's lastExecutionTimestamp is the time its last poll recorded on
+// it, as upstream's lastCronTime annotation.
+func TestLastExecutionIsTheRecordedPollTime(t *testing.T) {
+	cron := testCron()
+	cron.Annotations = map[string]string{cdi.AnnLastCronTime: "2026-11-23T09:01:00Z"}
+	r, _, _ := newReconciler(t, cron)
+	ctx := context.Background()
+	_, err := r.Reconcile(ctx, cronKey)
+	require.NoError(t, err)
+	got := &cdiv1.DataImportCron{}
+	require.NoError(t, r.Client.Get(ctx, cronKey.NamespacedName, got))
+	require.Equal(t, time.Date(2026, 11, 23, 9, 1, 0, 0, time.UTC), got.Status.LastExecutionTimestamp.UTC())
 }

@@ -13,15 +13,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
-	wf "github.com/virtflow/virtflow/workflows/cdi"
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
-
-// ScheduleID is the Temporal schedule of a DataImportCron UID.
-func ScheduleID(uid string) string { return "cdi-cron-" + uid }
-
-// WorkflowID is the ID the schedule gives its poll workflows; Temporal
-// appends each action's time to it.
-func WorkflowID(uid string) string { return "cdi-cronpoll-" + uid }
 
 // scheduleMemoKey holds the cron expression the schedule was made from, in
 // the poll action's memo: Temporal keeps a schedule's spec compiled into
@@ -30,9 +23,9 @@ const scheduleMemoKey = "cronSchedule"
 
 // pollAction starts one poll of the cron on the control task queue.
 func (r *Reconciler) pollAction(cron *cdiv1.DataImportCron) *client.ScheduleWorkflowAction {
-	in := wf.PollCronInput{Namespace: cron.Namespace, Name: cron.Name, UID: string(cron.UID)}
+	in := cdi.PollCronInput{Namespace: cron.Namespace, Name: cron.Name, UID: string(cron.UID)}
 	return &client.ScheduleWorkflowAction{
-		ID: WorkflowID(string(cron.UID)), Workflow: wf.PollCronWorkflowName, Args: []interface{}{in},
+		ID: cdi.CronWorkflowID(string(cron.UID)), Workflow: cdi.PollCronWorkflowName, Args: []interface{}{in},
 		TaskQueue: r.TaskQueue, Memo: map[string]interface{}{scheduleMemoKey: cron.Spec.Schedule},
 	}
 }
@@ -50,7 +43,7 @@ func scheduleSpec(cron *cdiv1.DataImportCron) client.ScheduleSpec {
 // upstream imports at creation, or brings its expression up to date. It
 // returns the schedule's description, nil right after creating it.
 func (r *Reconciler) ensureSchedule(ctx context.Context, cron *cdiv1.DataImportCron) (*client.ScheduleDescription, error) {
-	id := ScheduleID(string(cron.UID))
+	id := cdi.CronScheduleID(string(cron.UID))
 	h := r.Schedules.GetHandle(ctx, id)
 	desc, err := h.Describe(ctx)
 	var nf *serviceerror.NotFound
@@ -103,7 +96,7 @@ func scheduledExpression(desc *client.ScheduleDescription) string {
 // deleteSchedule cancels the cron's running polls and removes its
 // schedule, so nothing polls for a cron that is gone.
 func (r *Reconciler) deleteSchedule(ctx context.Context, cron *cdiv1.DataImportCron) error {
-	id := ScheduleID(string(cron.UID))
+	id := cdi.CronScheduleID(string(cron.UID))
 	h := r.Schedules.GetHandle(ctx, id)
 	desc, err := h.Describe(ctx)
 	var nf *serviceerror.NotFound

@@ -9,18 +9,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
-	"github.com/virtflow/virtflow/activities/cdicron"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
-// SetupWithManager watches DataImportCrons and the DataVolumes and
-// DataSources labelled with a cron's name.
+// SetupWithManager watches DataImportCrons, the DataVolumes and
+// DataSources labelled with a cron's name, and the polls it sees running.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toCron := handler.EnqueueRequestsFromMapFunc(cronOf)
-	err := ctrl.NewControllerManagedBy(mgr).Named("cdi-dataimportcron").
+	r.watcher = workflowstate.NewWatcher(r.Temporal)
+	b, err := r.watcher.Into(mgr, ctrl.NewControllerManagedBy(mgr).Named("cdi-dataimportcron").
 		For(&cdiv1.DataImportCron{}).
 		Watches(&cdiv1.DataVolume{}, toCron).
-		Watches(&cdiv1.DataSource{}, toCron).
-		Complete(r)
+		Watches(&cdiv1.DataSource{}, toCron))
+	if err == nil {
+		err = b.Complete(r)
+	}
 	if err != nil {
 		return fmt.Errorf("setting up DataImportCron controller: %w", err)
 	}
@@ -29,7 +33,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // cronOf maps an object to the cron named by its label, in its namespace.
 func cronOf(_ context.Context, obj client.Object) []ctrl.Request {
-	name := obj.GetLabels()[cdicron.LabelDataImportCron]
+	name := obj.GetLabels()[cdi.LabelDataImportCron]
 	if name == "" {
 		return nil
 	}

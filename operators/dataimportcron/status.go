@@ -6,12 +6,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/cdicron"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/operators/cdistatus"
 	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
@@ -57,7 +56,7 @@ func Status(cron *cdiv1.DataImportCron, obs Observed, now time.Time) cdiv1.DataI
 	var newest *cdiv1.DataVolume
 	if len(obs.DataVolumes) > 0 {
 		newest = &obs.DataVolumes[0]
-		st.CurrentImports = []cdiv1.ImportStatus{{DataVolumeName: newest.Name, Digest: newest.Annotations[cdicron.AnnSourceDesiredDigest]}}
+		st.CurrentImports = []cdiv1.ImportStatus{{DataVolumeName: newest.Name, Digest: newest.Annotations[cdi.AnnSourceDesiredDigest]}}
 	}
 	progressing, upToDate := conditions(cron, newest, st.LastImportedPVC)
 	if upToDate.Status != corev1.ConditionTrue && obs.LastPoll.Phase == workflowstate.Failed {
@@ -99,27 +98,19 @@ func cond(t cdiv1.DataImportCronConditionType, s corev1.ConditionStatus, reason,
 	return cdiv1.DataImportCronCondition{Type: t, ConditionState: cdiv1.ConditionState{Status: s, Reason: reason, Message: msg}}
 }
 
-// writeStatus patches the cron once when its status changed, keeping an
-// unchanged condition's times. Upstream's DataImportCron CRD has no status
-// subresource, so status is written with the object.
+// statusKind writes DataImportCron status; upstream's CRD has no status
+// subresource.
+var statusKind = cdistatus.Kind[*cdiv1.DataImportCron]{
+	Name: "DataImportCron",
+	Conditions: func(cron *cdiv1.DataImportCron) []cdistatus.Condition {
+		return cdistatus.StatesOf(cron.Status.Conditions, func(c *cdiv1.DataImportCronCondition) (string, *cdiv1.ConditionState) {
+			return string(c.Type), &c.ConditionState
+		})
+	},
+}
+
+// writeStatus patches the cron once when its status changed.
 func (r *Reconciler) writeStatus(ctx context.Context, cron *cdiv1.DataImportCron, st cdiv1.DataImportCronStatus) error {
-	now := metav1.Now()
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		c.LastTransitionTime, c.LastHeartbeatTime = now, now
-		for _, old := range cron.Status.Conditions {
-			if old.Type == c.Type && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
-				c.LastTransitionTime, c.LastHeartbeatTime = old.LastTransitionTime, old.LastHeartbeatTime
-			}
-		}
-	}
-	if equality.Semantic.DeepEqual(cron.Status, st) {
-		return nil
-	}
-	base := cron.DeepCopy()
-	cron.Status = st
-	if err := r.Client.Patch(ctx, cron, crclient.MergeFrom(base)); err != nil {
-		return fmt.Errorf("writing status of DataImportCron %s/%s: %w", cron.Namespace, cron.Name, err)
-	}
-	return nil
+	_, err := statusKind.Write(ctx, r.Client, cron, func(cron *cdiv1.DataImportCron) { cron.Status = st })
+	return err
 }

@@ -8,13 +8,13 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/operators/cdistatus"
 )
 
 // Ready condition reasons, as upstream CDI reports them; a DataVolume that
@@ -107,28 +107,19 @@ func condition(s corev1.ConditionStatus, reason, msg string) cdiv1.DataSourceCon
 	}
 }
 
-// writeStatus patches the DataSource once when its status changed, keeping
-// an unchanged condition's times. Upstream's DataSource CRD has no status
-// subresource, so status is written with the object; a merge patch of the
-// status alone leaves the spec to whoever points the DataSource.
+// statusKind writes DataSource status; upstream's CRD has no status
+// subresource.
+var statusKind = cdistatus.Kind[*cdiv1.DataSource]{
+	Name: "DataSource",
+	Conditions: func(ds *cdiv1.DataSource) []cdistatus.Condition {
+		return cdistatus.StatesOf(ds.Status.Conditions, func(c *cdiv1.DataSourceCondition) (string, *cdiv1.ConditionState) {
+			return string(c.Type), &c.ConditionState
+		})
+	},
+}
+
+// writeStatus patches the DataSource once when its status changed.
 func (r *Reconciler) writeStatus(ctx context.Context, ds *cdiv1.DataSource, st cdiv1.DataSourceStatus) error {
-	now := metav1.Now()
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		c.LastTransitionTime, c.LastHeartbeatTime = now, now
-		for _, old := range ds.Status.Conditions {
-			if old.Type == c.Type && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
-				c.LastTransitionTime, c.LastHeartbeatTime = old.LastTransitionTime, old.LastHeartbeatTime
-			}
-		}
-	}
-	if equality.Semantic.DeepEqual(ds.Status, st) {
-		return nil
-	}
-	base := ds.DeepCopy()
-	ds.Status = st
-	if err := r.Client.Patch(ctx, ds, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("writing status of DataSource %s/%s: %w", ds.Namespace, ds.Name, err)
-	}
-	return nil
+	_, err := statusKind.Write(ctx, r.Client, ds, func(ds *cdiv1.DataSource) { ds.Status = st })
+	return err
 }

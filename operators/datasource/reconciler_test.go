@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 func TestReadyNeedsABoundClaimAndASucceededDataVolume(t *testing.T) {
@@ -45,7 +45,7 @@ func TestReadyNeedsABoundClaimAndASucceededDataVolume(t *testing.T) {
 }
 
 func TestReconcileWritesSourceAndReadyOnce(t *testing.T) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	pvcRef := &cdiv1.DataVolumeSourcePVC{Namespace: "golden", Name: "fedora-1"}
 	ds := &cdiv1.DataSource{

@@ -15,7 +15,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	"github.com/virtflow/virtflow/kube/storageclass"
 	"github.com/virtflow/virtflow/operators/cdiconfig"
 )
 
@@ -137,7 +137,7 @@ func (r *Reconciler) storageClaim(ctx context.Context, st *cdiv1.StorageSpec, pv
 // takes access and volume modes the user left out from its StorageProfile.
 func (r *Reconciler) applyProfile(ctx context.Context, spec *corev1.PersistentVolumeClaimSpec) error {
 	if spec.StorageClassName == nil {
-		name, err := kube.DefaultStorageClass(ctx, r.Client)
+		name, err := storageclass.Default(ctx, r.Client)
 		if err != nil {
 			return err
 		}

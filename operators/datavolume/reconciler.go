@@ -18,20 +18,13 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/operators/workflowstate"
-	wf "github.com/virtflow/virtflow/workflows/cdi"
 )
 
 // Finalizer keeps a DataVolume until its import workflow has stopped and
 // cleaned up.
 const Finalizer = "cdi.kubevirt.io/dataVolumeFinalizer"
-
-// WorkflowID is the import workflow's ID for a DataVolume UID.
-func WorkflowID(uid string) string { return "cdi-import-" + uid }
-
-// UploadWorkflowID is the upload workflow's ID for a DataVolume UID.
-func UploadWorkflowID(uid string) string { return "cdi-upload-" + uid }
 
 // isUpload tells whether the DataVolume waits for an upload.
 func isUpload(dv *cdiv1.DataVolume) bool {
@@ -41,12 +34,12 @@ func isUpload(dv *cdiv1.DataVolume) bool {
 // workflowOf is the ID and type of the workflow that fills the DataVolume.
 func workflowOf(dv *cdiv1.DataVolume) (id, typ string) {
 	if isClone(dv) {
-		return "cdi-clone-" + string(dv.UID), wf.CloneWorkflowName
+		return cdi.CloneWorkflowID(string(dv.UID)), cdi.CloneWorkflowName
 	}
 	if isUpload(dv) {
-		return UploadWorkflowID(string(dv.UID)), wf.UploadWorkflowName
+		return cdi.UploadWorkflowID(string(dv.UID)), cdi.UploadWorkflowName
 	}
-	return WorkflowID(string(dv.UID)), wf.ImportWorkflowName
+	return cdi.ImportWorkflowID(string(dv.UID)), cdi.ImportWorkflowName
 }
 
 // Reconciler reconciles DataVolumes.
@@ -55,6 +48,9 @@ type Reconciler struct {
 	Temporal  workflowstate.Client
 	TaskQueue string
 	Recorder  record.EventRecorder
+	// watcher wakes the reconciler when a DataVolume's workflow moves on;
+	// SetupWithManager starts it.
+	watcher *workflowstate.Watcher
 }
 
 // Reconcile follows the model reconciler: get, deletion, finalizer, claim,
@@ -108,14 +104,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if st.Phase == cdiv1.Succeeded || st.Phase == cdiv1.Failed {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: pollInterval(time.Since(dv.CreationTimestamp.Time))}, nil
+	return r.waitFor(), nil
 }
 
-// pollInterval is how soon a running DataVolume is looked at again: a
-// workflow's end wakes no reconcile, so a young DataVolume (a small
-// import) is polled often and an old one (a long copy) rarely.
-func pollInterval(age time.Duration) time.Duration {
-	return max(200*time.Millisecond, min(2*time.Second, age/10))
+// watch has the watcher wake the DataVolume on its running workflow's
+// next event.
+func (r *Reconciler) watch(id string, state workflowstate.State, dv *cdiv1.DataVolume) {
+	if r.watcher != nil && state.Phase == workflowstate.Running {
+		r.watcher.Watch(id, state.HistoryLength, dv)
+	}
+}
+
+// waitFor leaves a running DataVolume until something wakes it: its
+// workflow's next event (the watcher), a note on its claim (the claim
+// watch), or the safety resync.
+func (r *Reconciler) waitFor() ctrl.Result {
+	return ctrl.Result{RequeueAfter: workflowstate.Resync}
 }
 
 // awaitBinding reports an unbound claim and, where the DataVolume asked for
@@ -145,8 +149,7 @@ func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc
 // exist yet, and maps it to the DataVolume's status.
 func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl claim, src cloneSrc) (cdiv1.DataVolumeStatus, error) {
 	id, _ := workflowOf(dv)
-	var progress wf.ImportProgress
-	state, err := workflowstate.Describe(ctx, r.Temporal, id, wf.ProgressMemoKey, &progress)
+	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
 	if err != nil {
 		return cdiv1.DataVolumeStatus{}, err
 	}
@@ -160,7 +163,8 @@ func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl c
 		}
 		state.Phase = workflowstate.Running
 	}
-	return importStatus(dv, state), nil
+	r.watch(id, state, dv)
+	return importStatus(dv, cl.pvc, state), nil
 }
 
 // start starts the workflow that fills the claim on its node.
@@ -193,16 +197,17 @@ func (r *Reconciler) workflowInput(ctx context.Context, dv *cdiv1.DataVolume, cl
 		if src.node != t.node {
 			return nil, fmt.Errorf("clone source is on node %s and the target on %s: cross-node clone is not supported yet", src.node, t.node)
 		}
-		req := storage.CloneRequest{SourceDir: src.dir, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID)}
-		return wf.CloneInput{DataVolume: name, Node: t.node, Request: req}, nil
+		req := cdi.CloneRequest{SourceDir: src.dir, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID),
+			Namespace: dv.Namespace, Claim: cl.pvc.Name}
+		return cdi.CloneInput{DataVolume: name, Node: t.node, Request: req}, nil
 	}
 	ref, err := r.sourceRef(ctx, dv)
 	if err != nil {
 		return nil, err
 	}
-	req := storage.ImportRequest{Namespace: dv.Namespace, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID),
+	req := cdi.ImportRequest{Namespace: dv.Namespace, Claim: cl.pvc.Name, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID),
 		Source: ref, Blank: dv.Spec.Source.Blank != nil}
-	return wf.ImportInput{DataVolume: name, Node: t.node, Request: req}, nil
+	return cdi.ImportInput{DataVolume: name, Node: t.node, Request: req}, nil
 }
 
 // finalize cancels a running import and waits for it to clean up, so a
@@ -220,7 +225,8 @@ func (r *Reconciler) finalize(ctx context.Context, dv *cdiv1.DataVolume) (ctrl.R
 		if err := r.Temporal.CancelWorkflow(ctx, id, ""); err != nil {
 			return ctrl.Result{}, fmt.Errorf("cancelling import workflow %s: %w", id, err)
 		}
-		return ctrl.Result{RequeueAfter: 500 * time.Millisecond}, nil
+		r.watch(id, state, dv)
+		return r.waitFor(), nil
 	}
 	if err := r.deleteBinder(ctx, dv); err != nil {
 		return ctrl.Result{}, err

@@ -7,15 +7,20 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
-// SetupWithManager watches DataVolumes and the claims and binder pods they
-// own.
+// SetupWithManager watches DataVolumes, the claims and binder pods they
+// own, and the workflows that fill them.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	err := ctrl.NewControllerManagedBy(mgr).Named("cdi-datavolume").
+	r.watcher = workflowstate.NewWatcher(r.Temporal)
+	b, err := r.watcher.Into(mgr, ctrl.NewControllerManagedBy(mgr).Named("cdi-datavolume").
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
-		For(&cdiv1.DataVolume{}).Owns(&corev1.PersistentVolumeClaim{}).Owns(&corev1.Pod{}).
-		Complete(r)
+		For(&cdiv1.DataVolume{}).Owns(&corev1.PersistentVolumeClaim{}).Owns(&corev1.Pod{}))
+	if err == nil {
+		err = b.Complete(r)
+	}
 	if err != nil {
 		return fmt.Errorf("setting up DataVolume controller: %w", err)
 	}

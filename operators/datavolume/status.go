@@ -5,12 +5,10 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
-	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/operators/cdistatus"
 	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
@@ -46,9 +44,10 @@ func failedClaim(dv *cdiv1.DataVolume, err error) cdiv1.DataVolumeStatus {
 }
 
 // importStatus maps the import workflow onto phase, progress and
-// conditions. The copy's percentage and a retried attempt's last failure
-// come from the import activity's pending state.
-func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVolumeStatus {
+// conditions. A retried attempt's last failure comes from the disk
+// activity's pending state; the copy's percentage and the upload server
+// from what the activity notes on the claim.
+func importStatus(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, state workflowstate.State) cdiv1.DataVolumeStatus {
 	st := cdiv1.DataVolumeStatus{ClaimName: dv.Name, Progress: "N/A", RestartCount: dv.Status.RestartCount}
 	bound := cond(cdiv1.DataVolumeBound, corev1.ConditionTrue, ReasonBound, fmt.Sprintf("PVC %s Bound", dv.Name))
 	switch state.Phase {
@@ -72,15 +71,15 @@ func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVol
 		if isClone(dv) {
 			st.Phase, running.Message = cdiv1.CloneScheduled, "Clone scheduled"
 		}
-		if act, ok := state.Activity(storage.ImportDiskName); ok {
-			st.Phase, running = runningState(act, &st)
+		if act, ok := state.Activity(cdi.ImportDiskName); ok {
+			st.Phase, running = runningState(act, pvc, &st)
 		}
-		if act, ok := state.Activity(storage.CloneDiskName); ok {
-			_, running = runningState(act, &st)
+		if act, ok := state.Activity(cdi.CloneDiskName); ok {
+			_, running = runningState(act, pvc, &st)
 			st.Phase = cdiv1.CloneInProgress
 		}
 		if isUpload(dv) {
-			st.Phase, running = uploadState(state)
+			st.Phase, running = uploadState(pvc)
 		}
 		st.Conditions = []cdiv1.DataVolumeCondition{bound, cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""), running}
 	}
@@ -93,26 +92,21 @@ func importStatus(dv *cdiv1.DataVolume, state workflowstate.State) cdiv1.DataVol
 	return st
 }
 
-// uploadState is UploadReady once the node's upload server has published
-// its address, UploadScheduled before.
-func uploadState(state workflowstate.State) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
-	act, ok := state.Activity(storage.ReceiveUploadName)
-	var p storage.UploadProgress
-	if ok {
-		_, _ = act.Heartbeat(&p)
-	}
-	if p.Address == "" {
+// uploadState is UploadReady once the node's upload server has noted its
+// address on the claim, UploadScheduled before.
+func uploadState(pvc *corev1.PersistentVolumeClaim) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	if pvc.Annotations[cdi.AnnUploadServer] == "" {
 		return cdiv1.UploadScheduled, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Upload server starting")
 	}
 	return cdiv1.UploadReady, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
 }
 
-// runningState reads the import activity: its heartbeat's percentage, and
-// its last failure while it is being retried (CDI's restarting importer).
-func runningState(act workflowstate.PendingActivity, st *cdiv1.DataVolumeStatus) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
-	var p storage.ImportProgress
-	if ok, _ := act.Heartbeat(&p); ok {
-		st.Progress = cdiv1.DataVolumeProgress(fmt.Sprintf("%.2f%%", p.Percent))
+// runningState reads the copy's percentage from the claim and the disk
+// activity's last failure while it is being retried (CDI's restarting
+// importer).
+func runningState(act workflowstate.PendingActivity, pvc *corev1.PersistentVolumeClaim, st *cdiv1.DataVolumeStatus) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	if p := pvc.Annotations[cdi.AnnProgress]; p != "" {
+		st.Progress = cdiv1.DataVolumeProgress(p)
 	}
 	if act.Attempt > 1 {
 		st.RestartCount = act.Attempt - 1
@@ -123,34 +117,37 @@ func runningState(act workflowstate.PendingActivity, st *cdiv1.DataVolumeStatus)
 	return cdiv1.ImportInProgress, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
 }
 
+// statusKind writes DataVolume status through its subresource.
+var statusKind = cdistatus.Kind[*cdiv1.DataVolume]{
+	Name: "DataVolume", Subresource: true,
+	Conditions: func(dv *cdiv1.DataVolume) []cdistatus.Condition {
+		out := make([]cdistatus.Condition, len(dv.Status.Conditions))
+		for i := range dv.Status.Conditions {
+			c := &dv.Status.Conditions[i]
+			out[i] = cdistatus.Condition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+				Transition: &c.LastTransitionTime, Heartbeat: &c.LastHeartbeatTime}
+		}
+		return out
+	},
+}
+
 // writeStatus patches status once when it changed, keeping each
 // condition's transition time, and records an event per phase change.
 func (r *Reconciler) writeStatus(ctx context.Context, dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus) error {
-	now := metav1.Now()
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		c.LastTransitionTime, c.LastHeartbeatTime = now, now
-		for _, old := range dv.Status.Conditions {
-			if old.Type == c.Type && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
-				c.LastTransitionTime, c.LastHeartbeatTime = old.LastTransitionTime, old.LastHeartbeatTime
-			}
-		}
-	}
 	recordProgress(dv, st.Progress)
-	if equality.Semantic.DeepEqual(dv.Status, st) {
-		return nil
+	was := dv.Status.Phase
+	wrote, err := statusKind.Write(ctx, r.Client, dv, func(dv *cdiv1.DataVolume) { dv.Status = st })
+	if wrote {
+		r.phaseEvent(dv, was)
 	}
-	r.phaseEvent(dv, st)
-	base := dv.DeepCopy()
-	dv.Status = st
-	if err := r.Client.Status().Patch(ctx, dv, crclient.MergeFrom(base)); err != nil {
-		return fmt.Errorf("writing status of DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
-	}
-	return nil
+	return err
 }
 
-func (r *Reconciler) phaseEvent(dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus) {
-	if dv.Status.Phase == st.Phase {
+// phaseEvent records what a DataVolume, whose status was just written,
+// moved to from phase was.
+func (r *Reconciler) phaseEvent(dv *cdiv1.DataVolume, was cdiv1.DataVolumePhase) {
+	st := dv.Status
+	if was == st.Phase {
 		return
 	}
 	switch st.Phase {
@@ -173,7 +170,7 @@ func (r *Reconciler) phaseEvent(dv *cdiv1.DataVolume, st cdiv1.DataVolumeStatus)
 		r.Recorder.Eventf(dv, corev1.EventTypeNormal, "WaitForFirstConsumer", "PVC %s waits for its first consumer", dv.Name)
 	}
 	if st.Phase == cdiv1.ImportScheduled || st.Phase == cdiv1.ImportInProgress || st.Phase == cdiv1.UploadScheduled || st.Phase == cdiv1.CloneScheduled {
-		if dv.Status.Phase == cdiv1.Pending || dv.Status.Phase == cdiv1.WaitForFirstConsumer || dv.Status.Phase == "" {
+		if was == cdiv1.Pending || was == cdiv1.WaitForFirstConsumer || was == "" {
 			r.Recorder.Eventf(dv, corev1.EventTypeNormal, ReasonBound, "PVC %s Bound", dv.Name)
 		}
 	}

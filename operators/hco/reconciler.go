@@ -1,7 +1,9 @@
 // Package hco is the HyperConverged operator: it starts the install workflow
 // for a new HyperConverged, mirrors its progress into status, keeps the
-// component CRs at the settings the HyperConverged derives, and aggregates
-// their conditions once installed.
+// component CRs at the settings the HyperConverged derives, aggregates their
+// conditions once installed, and on deletion starts the uninstall workflow
+// and waits for it. Creating, waiting and deleting are workflow steps; the
+// reconciler itself only applies the desired state it computed.
 package hco
 
 import (
@@ -17,17 +19,15 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/kube/apply"
+	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operators/workflowstate"
-	wf "github.com/virtflow/virtflow/workflows/hco"
 )
 
 // Finalizer keeps a HyperConverged until its components are removed.
 const Finalizer = "kubevirt.io/hyperconverged"
-
-// WorkflowID is the install workflow's ID for a HyperConverged UID.
-func WorkflowID(uid string) string { return "hco-install-" + uid }
 
 // Reconciler reconciles HyperConverged objects.
 type Reconciler struct {
@@ -37,10 +37,14 @@ type Reconciler struct {
 	Recorder  record.EventRecorder
 	// Version is reported in status.versions as the operator version.
 	Version string
+	// watcher wakes the reconciler when an install or uninstall moves on;
+	// SetupWithManager starts it.
+	watcher *workflowstate.Watcher
 }
 
 // Reconcile follows the model reconciler: get, deletion, finalizer,
-// describe, start if absent, map to conditions, patch status once, requeue.
+// describe, start if absent, map to conditions, patch status once, and
+// wait for the workflow's next event.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	hc := &hcov1beta1.HyperConverged{}
 	if err := r.Client.Get(ctx, req.NamespacedName, hc); err != nil {
@@ -54,18 +58,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("adding finalizer to HyperConverged %s: %w", hc.Name, err)
 		}
 	}
-	var progress wf.InstallProgress
-	state, err := workflowstate.Describe(ctx, r.Temporal, WorkflowID(string(hc.UID)), wf.ProgressMemoKey, &progress)
+	id := hco.InstallWorkflowID(string(hc.UID))
+	var progress hco.InstallProgress
+	state, err := workflowstate.Describe(ctx, r.Temporal, id, hco.ProgressMemoKey, &progress)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if state.Phase == workflowstate.NotFound {
-		if err := r.startInstall(ctx, hc); err != nil {
+		in := hco.InstallInput{HyperConverged: ref(hc)}
+		if err := r.start(ctx, hc, id, hco.InstallWorkflowName, in, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE); err != nil {
 			return ctrl.Result{}, err
 		}
 		state.Phase = workflowstate.Running
 	}
-	var children []acts.ComponentStatus
+	var children []hco.ComponentStatus
 	if state.Phase == workflowstate.Succeeded {
 		if children, err = r.keepComponents(ctx, hc); err != nil {
 			return ctrl.Result{}, err
@@ -74,34 +80,47 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.writeStatus(ctx, hc, conditionsFor(state, progress, children), children); err != nil {
 		return ctrl.Result{}, err
 	}
-	if state.Phase == workflowstate.Running {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-	return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+	return r.waitFor(id, state, hc), nil
 }
 
-func (r *Reconciler) startInstall(ctx context.Context, hc *hcov1beta1.HyperConverged) error {
+// waitFor watches a running workflow, so its next event reconciles again;
+// the resync is only a safety net.
+func (r *Reconciler) waitFor(id string, state workflowstate.State, hc *hcov1beta1.HyperConverged) ctrl.Result {
+	if state.Phase != workflowstate.Running {
+		return ctrl.Result{}
+	}
+	if r.watcher != nil {
+		r.watcher.Watch(id, state.HistoryLength, hc)
+	}
+	return ctrl.Result{RequeueAfter: workflowstate.Resync}
+}
+
+func ref(hc *hcov1beta1.HyperConverged) hco.HyperConvergedRef {
+	return hco.HyperConvergedRef{Namespace: hc.Namespace, Name: hc.Name, UID: string(hc.UID)}
+}
+
+func (r *Reconciler) start(ctx context.Context, hc *hcov1beta1.HyperConverged, id, typ string, in any, reuse enumspb.WorkflowIdReusePolicy) error {
 	opts := client.StartWorkflowOptions{
-		ID:                       WorkflowID(string(hc.UID)),
+		ID:                       id,
 		TaskQueue:                r.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy:    reuse,
 	}
-	in := wf.InstallInput{HyperConverged: acts.HyperConvergedRef{Namespace: hc.Namespace, Name: hc.Name, UID: string(hc.UID)}}
-	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, wf.InstallWorkflowName, in); err != nil {
-		return fmt.Errorf("starting install workflow for HyperConverged %s: %w", hc.Name, err)
+	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, typ, in); err != nil {
+		return fmt.Errorf("starting %s for HyperConverged %s: %w", typ, hc.Name, err)
 	}
-	r.Recorder.Eventf(hc, "Normal", "InstallStarted", "Started workflow %s", opts.ID)
+	r.Recorder.Eventf(hc, "Normal", strings.TrimPrefix(typ, "hco.")+"Started", "Started workflow %s", id)
 	return nil
 }
 
-// keepComponents re-applies each component's managed settings (reverting
-// out-of-band edits) and reads back each component's conditions.
-func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperConverged) ([]acts.ComponentStatus, error) {
-	var out []acts.ComponentStatus
-	for _, desired := range acts.DesiredComponents(hc) {
-		ref := acts.RefOf(desired)
-		wrote, err := acts.Apply(ctx, r.Client, desired)
+// keepComponents applies each component's managed settings (reverting
+// out-of-band edits, recreating a deleted component) and reads back each
+// component's conditions. It never deletes: that is the uninstall's job.
+func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperConverged) ([]hco.ComponentStatus, error) {
+	var out []hco.ComponentStatus
+	for _, desired := range operands.Desired(hc) {
+		ref := operands.RefOf(desired)
+		wrote, err := apply.Managed(ctx, r.Client, desired)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +128,7 @@ func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperCon
 			outOfBandModifications.WithLabelValues(strings.ToLower(ref.Kind) + "/" + ref.Name).Inc()
 			r.Recorder.Eventf(hc, "Warning", "Overwritten", "Overwritten %s %s", ref.Kind, ref.Name)
 		}
-		st, err := acts.ReadComponentStatus(ctx, r.Client, ref)
+		st, err := operands.ReadStatus(ctx, r.Client, ref)
 		if err != nil && crclient.IgnoreNotFound(err) != nil {
 			return nil, err
 		}
@@ -118,49 +137,53 @@ func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperCon
 	return out, nil
 }
 
+// finalize cancels a running install (it removes what it created as it
+// unwinds), then runs the uninstall workflow and lets the HyperConverged go
+// once it has succeeded. A failed uninstall is reported and started again
+// after the resync interval.
 func (r *Reconciler) finalize(ctx context.Context, hc *hcov1beta1.HyperConverged) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	id := WorkflowID(string(hc.UID))
+	installID := hco.InstallWorkflowID(string(hc.UID))
+	install, err := workflowstate.Describe(ctx, r.Temporal, installID, "", nil)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if install.Phase == workflowstate.Running {
+		if err := r.Temporal.CancelWorkflow(ctx, installID, ""); err != nil {
+			return ctrl.Result{}, fmt.Errorf("cancelling install workflow %s: %w", installID, err)
+		}
+		return r.waitFor(installID, install, hc), nil
+	}
+	id := hco.UninstallWorkflowID(string(hc.UID))
 	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if state.Phase == workflowstate.Running {
-		if err := r.Temporal.CancelWorkflow(ctx, id, ""); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cancelling install workflow %s: %w", id, err)
+	switch state.Phase {
+	case workflowstate.Succeeded:
+		return ctrl.Result{}, r.release(ctx, hc)
+	case workflowstate.Failed, workflowstate.Cancelled:
+		if wait := workflowstate.Resync - time.Since(state.Closed); wait > 0 {
+			r.Recorder.Eventf(hc, "Warning", "UninstallFailed", "Removing components did not complete, trying again in %s: %s", wait.Round(time.Second), state.Message)
+			return ctrl.Result{RequeueAfter: wait}, r.writeStatus(ctx, hc, uninstallFailed(state), nil)
 		}
-		// The workflow removes what it created as it unwinds; wait for it.
-		return ctrl.Result{RequeueAfter: time.Second}, nil
+		fallthrough
+	case workflowstate.NotFound:
+		in := hco.UninstallInput{HyperConverged: ref(hc), Components: operands.Refs(hc)}
+		if err := r.start(ctx, hc, id, hco.UninstallWorkflowName, in, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY); err != nil {
+			return ctrl.Result{}, err
+		}
+		state.Phase, state.HistoryLength = workflowstate.Running, 0
 	}
-	gone, err := r.deleteComponents(ctx, hc)
-	if err != nil || !gone {
-		return ctrl.Result{RequeueAfter: time.Second}, err
-	}
-	controllerutil.RemoveFinalizer(hc, Finalizer)
-	if err := r.Client.Update(ctx, hc); err != nil {
-		return ctrl.Result{}, fmt.Errorf("removing finalizer from HyperConverged %s: %w", hc.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return r.waitFor(id, state, hc), nil
 }
 
-// deleteComponents deletes each component CR and reports whether all are gone.
-func (r *Reconciler) deleteComponents(ctx context.Context, hc *hcov1beta1.HyperConverged) (bool, error) {
-	a := &acts.Activities{Client: r.Client}
-	var refs []acts.ComponentRef
-	for _, d := range acts.DesiredComponents(hc) {
-		refs = append(refs, acts.RefOf(d))
+func (r *Reconciler) release(ctx context.Context, hc *hcov1beta1.HyperConverged) error {
+	controllerutil.RemoveFinalizer(hc, Finalizer)
+	if err := r.Client.Update(ctx, hc); err != nil {
+		return fmt.Errorf("removing finalizer from HyperConverged %s: %w", hc.Name, err)
 	}
-	if err := a.DeleteComponents(ctx, refs); err != nil {
-		return false, err
-	}
-	for _, ref := range refs {
-		if _, err := acts.ReadComponentStatus(ctx, r.Client, ref); crclient.IgnoreNotFound(err) != nil {
-			return false, err
-		} else if err == nil {
-			return false, nil
-		}
-	}
-	return true, nil
+	return nil
 }

@@ -3,6 +3,7 @@ package hco
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,33 +25,46 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
-	"github.com/virtflow/virtflow/activities/kube"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
-	wf "github.com/virtflow/virtflow/workflows/hco"
+	"github.com/virtflow/virtflow/contracts/hco"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/operands"
 )
 
-// fakeTemporal answers like a Temporal frontend holding at most one run.
+// fakeTemporal answers like a Temporal frontend: status is the install's,
+// statuses the other executions'.
 type fakeTemporal struct {
 	status   enumspb.WorkflowExecutionStatus
-	memo     *wf.InstallProgress
+	statuses map[string]enumspb.WorkflowExecutionStatus
+	memo     *hco.InstallProgress
 	failure  error
 	started  []client.StartWorkflowOptions
 	args     []interface{}
 	canceled []string
 }
 
+func (f *fakeTemporal) statusOf(id string) enumspb.WorkflowExecutionStatus {
+	if strings.HasPrefix(id, "hco-install-") {
+		return f.status
+	}
+	return f.statuses[id]
+}
+
 func (f *fakeTemporal) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
-	if f.status == enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
+	status := f.statusOf(id)
+	if status == enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
 		return nil, serviceerror.NewNotFound("workflow " + id + " not found")
 	}
-	info := &workflowpb.WorkflowExecutionInfo{Status: f.status}
+	info := &workflowpb.WorkflowExecutionInfo{Status: status}
+	if status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		info.CloseTime = timestamppb.Now()
+	}
 	if f.memo != nil {
 		p, err := converter.GetDefaultDataConverter().ToPayload(*f.memo)
 		if err != nil {
 			return nil, err
 		}
-		info.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{wf.ProgressMemoKey: p}}
+		info.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{hco.ProgressMemoKey: p}}
 	}
 	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}, nil
 }
@@ -57,8 +72,19 @@ func (f *fakeTemporal) DescribeWorkflowExecution(_ context.Context, id, _ string
 func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, _ interface{}, args ...interface{}) (client.WorkflowRun, error) {
 	f.started = append(f.started, o)
 	f.args = append(f.args, args...)
-	f.status = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if strings.HasPrefix(o.ID, "hco-install-") {
+		f.status = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	} else {
+		if f.statuses == nil {
+			f.statuses = map[string]enumspb.WorkflowExecutionStatus{}
+		}
+		f.statuses[o.ID] = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	}
 	return fakeRun{}, nil
+}
+
+func (f *fakeTemporal) GetWorkflowHistory(context.Context, string, string, bool, enumspb.HistoryEventFilterType) client.HistoryEventIterator {
+	panic("reconcilers read state with DescribeWorkflowExecution")
 }
 
 func (f *fakeTemporal) CancelWorkflow(_ context.Context, id, _ string) error {
@@ -82,7 +108,7 @@ func (r fakeRun) GetWithOptions(context.Context, interface{}, client.WorkflowRun
 
 func setup(t *testing.T) (*Reconciler, *fakeTemporal, crclient.Client, ctrl.Request) {
 	t.Helper()
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{
 		Namespace: "kubevirt-hyperconverged", Name: "kubevirt-hyperconverged", UID: "1234", Generation: 1,
@@ -110,7 +136,7 @@ func TestReconcileStartsTheInstallOnceWithTheUIDDerivedID(t *testing.T) {
 	require.Equal(t, "hco-install-1234", ft.started[0].ID)
 	require.Equal(t, "virtflow-control", ft.started[0].TaskQueue)
 	require.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING, ft.started[0].WorkflowIDConflictPolicy)
-	require.Equal(t, "1234", ft.args[0].(wf.InstallInput).HyperConverged.UID)
+	require.Equal(t, "1234", ft.args[0].(hco.InstallInput).HyperConverged.UID)
 	hc := getHC(t, c, req)
 	require.Contains(t, hc.Finalizers, Finalizer)
 	require.True(t, meta.IsStatusConditionTrue(hc.Status.Conditions, hcov1beta1.ConditionProgressing))
@@ -119,7 +145,7 @@ func TestReconcileStartsTheInstallOnceWithTheUIDDerivedID(t *testing.T) {
 func TestReconcileMirrorsInstallProgress(t *testing.T) {
 	r, ft, c, req := setup(t)
 	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
-	ft.memo = &wf.InstallProgress{Step: wf.StepWaiting, Components: []wf.ComponentProgress{
+	ft.memo = &hco.InstallProgress{Step: hco.StepWaiting, Components: []hco.ComponentProgress{
 		{Kind: "KubeVirt", Available: true}, {Kind: "CDI", Available: true}, {Kind: "SSP"}, {Kind: "NetworkAddonsConfig"},
 	}}
 	_, err := r.Reconcile(context.Background(), req)
@@ -153,8 +179,8 @@ func TestInstalledHyperConvergedAggregatesComponentConditions(t *testing.T) {
 	require.Equal(t, metav1.ConditionFalse, avail.Status, "components exist but report nothing yet")
 	require.Equal(t, "KubeVirtNotAvailable", avail.Reason)
 
-	for _, d := range acts.DesiredComponents(getHC(t, c, req)) {
-		markAvailable(t, c, acts.RefOf(d))
+	for _, d := range operands.Desired(getHC(t, c, req)) {
+		markAvailable(t, c, operands.RefOf(d))
 	}
 	_, err = r.Reconcile(context.Background(), req)
 	require.NoError(t, err)
@@ -164,7 +190,7 @@ func TestInstalledHyperConvergedAggregatesComponentConditions(t *testing.T) {
 	require.Len(t, hc.Status.RelatedObjects, 4)
 }
 
-func markAvailable(t *testing.T, c crclient.Client, ref acts.ComponentRef) {
+func markAvailable(t *testing.T, c crclient.Client, ref hco.ComponentRef) {
 	obj := &unstructured.Unstructured{}
 	obj.SetAPIVersion(ref.APIVersion)
 	obj.SetKind(ref.Kind)
@@ -175,20 +201,55 @@ func markAvailable(t *testing.T, c crclient.Client, ref acts.ComponentRef) {
 	require.NoError(t, c.Update(context.Background(), obj))
 }
 
-func TestDeletionCancelsTheRunningInstallBeforeRemovingComponents(t *testing.T) {
+func TestDeletionCancelsTheInstallThenUninstallsThenLetsGo(t *testing.T) {
 	r, ft, c, req := setup(t)
-	_, err := r.Reconcile(context.Background(), req)
+	ctx := context.Background()
+	_, err := r.Reconcile(ctx, req)
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(context.Background(), getHC(t, c, req)))
-	_, err = r.Reconcile(context.Background(), req)
+	require.NoError(t, c.Delete(ctx, getHC(t, c, req)))
+	res, err := r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	require.Equal(t, []string{"hco-install-1234"}, ft.canceled)
-	require.Contains(t, getHC(t, c, req).Finalizers, Finalizer, "finalizer stays until the workflow has unwound")
+	require.NotZero(t, res.RequeueAfter, "waits for the install to unwind")
+	require.Len(t, ft.started, 1, "no uninstall while the install unwinds")
 
 	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED
-	_, err = r.Reconcile(context.Background(), req)
+	_, err = r.Reconcile(ctx, req)
 	require.NoError(t, err)
-	require.Error(t, c.Get(context.Background(), req.NamespacedName, &hcov1beta1.HyperConverged{}), "HyperConverged is gone")
+	require.Len(t, ft.started, 2)
+	require.Equal(t, "hco-uninstall-1234", ft.started[1].ID)
+	in := ft.args[1].(hco.UninstallInput)
+	require.Len(t, in.Components, 4, "every component the HyperConverged derives")
+	require.Contains(t, getHC(t, c, req).Finalizers, Finalizer, "finalizer stays until the uninstall is done")
+
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.Len(t, ft.started, 2, "a running uninstall is not started again")
+
+	ft.statuses["hco-uninstall-1234"] = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.Error(t, c.Get(ctx, req.NamespacedName, &hcov1beta1.HyperConverged{}), "HyperConverged is gone")
+}
+
+func TestAFailedUninstallIsReportedAndKeepsTheHyperConverged(t *testing.T) {
+	r, ft, c, req := setup(t)
+	ctx := context.Background()
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	_, err := r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.NoError(t, c.Delete(ctx, getHC(t, c, req)))
+	ft.statuses = map[string]enumspb.WorkflowExecutionStatus{"hco-uninstall-1234": enumspb.WORKFLOW_EXECUTION_STATUS_FAILED}
+	ft.failure = errors.New("cdis.cdi.kubevirt.io is forbidden")
+	res, err := r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.NotZero(t, res.RequeueAfter)
+	hc := getHC(t, c, req)
+	degraded := meta.FindStatusCondition(hc.Status.Conditions, hcov1beta1.ConditionDegraded)
+	require.Equal(t, metav1.ConditionTrue, degraded.Status)
+	require.Equal(t, reasonUninstallFailed, degraded.Reason)
+	require.Contains(t, degraded.Message, "forbidden")
+	require.Contains(t, hc.Finalizers, Finalizer)
 }
 
 var _ runtime.Object = &hcov1beta1.HyperConverged{}

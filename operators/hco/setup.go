@@ -14,10 +14,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 	nacv1 "github.com/virtflow/virtflow/api/networkaddonsoperator/v1"
+	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
 // SetupWithManager watches HyperConverged and every component kind, so an
@@ -27,11 +28,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return r.owners(ctx, obj)
 	})
 	managed := builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
-		return obj.GetLabels()[acts.LabelManagedBy] == acts.ManagedByValue
+		return obj.GetLabels()[operands.LabelManagedBy] == operands.ManagedByValue
 	}))
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("hyperconverged").
-		For(&hcov1beta1.HyperConverged{}).
+	r.watcher = workflowstate.NewWatcher(r.Temporal)
+	b, err := r.watcher.Into(mgr, ctrl.NewControllerManagedBy(mgr).Named("hyperconverged").For(&hcov1beta1.HyperConverged{}))
+	if err != nil {
+		return err
+	}
+	return b.
 		Watches(&kubevirtv1.KubeVirt{}, toHC, managed).
 		Watches(&cdiv1beta1.CDI{}, toHC, managed).
 		Watches(&sspv1beta3.SSP{}, toHC, managed).
@@ -49,7 +53,7 @@ func (r *Reconciler) owners(ctx context.Context, obj client.Object) []reconcile.
 	}
 	var reqs []reconcile.Request
 	for _, hc := range list.Items {
-		if obj.GetLabels()[acts.LabelApp] == hc.Name {
+		if obj.GetLabels()[operands.LabelApp] == hc.Name {
 			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: hc.Namespace, Name: hc.Name}})
 		}
 	}

@@ -11,10 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operators/workflowstate"
-	wf "github.com/virtflow/virtflow/workflows/hco"
 )
 
 // Condition reasons, as HCO reports them.
@@ -23,45 +23,56 @@ const (
 	reasonInit               = "Init"
 	reasonInstallFailed      = "InstallFailed"
 	reasonInstallCancelled   = "InstallCancelled"
+	reasonUninstallFailed    = "UninstallFailed"
 )
-
-type condSet struct{ available, progressing, degraded, upgradeable, reconcileComplete metav1.Condition }
 
 func c(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
 }
 
+const (
+	yes = metav1.ConditionTrue
+	no  = metav1.ConditionFalse
+)
+
+// set is the five HCO conditions with one reason and message, and the
+// statuses of Available, Progressing, Degraded, Upgradeable and
+// ReconcileComplete in that order.
+func set(reason, msg string, available, progressing, degraded, upgradeable, complete metav1.ConditionStatus) []metav1.Condition {
+	return []metav1.Condition{
+		c(hcov1beta1.ConditionAvailable, available, reason, msg),
+		c(hcov1beta1.ConditionProgressing, progressing, reason, msg),
+		c(hcov1beta1.ConditionDegraded, degraded, reason, msg),
+		c(hcov1beta1.ConditionUpgradeable, upgradeable, reason, msg),
+		c(hcov1beta1.ConditionReconcileComplete, complete, reason, msg),
+	}
+}
+
 // conditionsFor maps the install workflow's state, and once installed the
 // components' own conditions, to HyperConverged conditions.
-func conditionsFor(st workflowstate.State, p wf.InstallProgress, children []acts.ComponentStatus) []metav1.Condition {
+func conditionsFor(st workflowstate.State, p hco.InstallProgress, children []hco.ComponentStatus) []metav1.Condition {
 	switch st.Phase {
 	case workflowstate.Running, workflowstate.NotFound:
 		msg := fmt.Sprintf("Initializing HyperConverged cluster: %s, %d of %d components available", stepOf(p), p.Done(), len(p.Components))
-		return []metav1.Condition{
-			c(hcov1beta1.ConditionAvailable, metav1.ConditionFalse, reasonInit, msg),
-			c(hcov1beta1.ConditionProgressing, metav1.ConditionTrue, reasonInit, msg),
-			c(hcov1beta1.ConditionDegraded, metav1.ConditionFalse, reasonInit, msg),
-			c(hcov1beta1.ConditionUpgradeable, metav1.ConditionFalse, reasonInit, msg),
-			c(hcov1beta1.ConditionReconcileComplete, metav1.ConditionFalse, reasonInit, msg),
-		}
+		return set(reasonInit, msg, no, yes, no, no, no)
 	case workflowstate.Failed, workflowstate.Cancelled:
 		reason := reasonInstallFailed
 		if st.Phase == workflowstate.Cancelled {
 			reason = reasonInstallCancelled
 		}
-		msg := "HyperConverged install did not complete: " + st.Message
-		return []metav1.Condition{
-			c(hcov1beta1.ConditionAvailable, metav1.ConditionFalse, reason, msg),
-			c(hcov1beta1.ConditionProgressing, metav1.ConditionFalse, reason, msg),
-			c(hcov1beta1.ConditionDegraded, metav1.ConditionTrue, reason, msg),
-			c(hcov1beta1.ConditionUpgradeable, metav1.ConditionFalse, reason, msg),
-			c(hcov1beta1.ConditionReconcileComplete, metav1.ConditionTrue, reason, msg),
-		}
+		return set(reason, "HyperConverged install did not complete: "+st.Message, no, no, yes, no, yes)
 	}
 	return aggregate(children)
 }
 
-func stepOf(p wf.InstallProgress) string {
+// uninstallFailed reports a HyperConverged whose components could not all
+// be removed; it stays, with its finalizer, until they are.
+func uninstallFailed(st workflowstate.State) []metav1.Condition {
+	msg := "Removing the HyperConverged's components did not complete: " + st.Message
+	return set(reasonUninstallFailed, msg, no, yes, yes, no, no)
+}
+
+func stepOf(p hco.InstallProgress) string {
 	if p.Step == "" {
 		return "starting"
 	}
@@ -70,15 +81,8 @@ func stepOf(p wf.InstallProgress) string {
 
 // aggregate reports Available only when every component is, naming the
 // first that is not, as HCO does ("KubeVirtNotAvailable").
-func aggregate(children []acts.ComponentStatus) []metav1.Condition {
-	ok := "Reconcile completed successfully"
-	set := []metav1.Condition{
-		c(hcov1beta1.ConditionAvailable, metav1.ConditionTrue, reasonReconcileCompleted, ok),
-		c(hcov1beta1.ConditionProgressing, metav1.ConditionFalse, reasonReconcileCompleted, ok),
-		c(hcov1beta1.ConditionDegraded, metav1.ConditionFalse, reasonReconcileCompleted, ok),
-		c(hcov1beta1.ConditionUpgradeable, metav1.ConditionTrue, reasonReconcileCompleted, ok),
-		c(hcov1beta1.ConditionReconcileComplete, metav1.ConditionTrue, reasonReconcileCompleted, ok),
-	}
+func aggregate(children []hco.ComponentStatus) []metav1.Condition {
+	conds := set(reasonReconcileCompleted, "Reconcile completed successfully", yes, no, no, yes, yes)
 	var down []string
 	for _, ch := range children {
 		if ch.Available {
@@ -87,21 +91,21 @@ func aggregate(children []acts.ComponentStatus) []metav1.Condition {
 		down = append(down, fmt.Sprintf("%s is not available: %s", ch.Component.Kind, ch.Message))
 		if len(down) == 1 {
 			reason := ch.Component.Kind + "NotAvailable"
-			set[0] = c(hcov1beta1.ConditionAvailable, metav1.ConditionFalse, reason, "")
-			set[1] = c(hcov1beta1.ConditionProgressing, metav1.ConditionTrue, reason, "")
-			set[3] = c(hcov1beta1.ConditionUpgradeable, metav1.ConditionFalse, reason, "")
+			conds[0] = c(hcov1beta1.ConditionAvailable, no, reason, "")
+			conds[1] = c(hcov1beta1.ConditionProgressing, yes, reason, "")
+			conds[3] = c(hcov1beta1.ConditionUpgradeable, no, reason, "")
 		}
 	}
 	if len(down) > 0 {
 		msg := strings.Join(down, "; ")
 		for _, i := range []int{0, 1, 3} {
-			set[i].Message = msg
+			conds[i].Message = msg
 		}
 	}
-	return set
+	return conds
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConverged, conds []metav1.Condition, children []acts.ComponentStatus) error {
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConverged, conds []metav1.Condition, children []hco.ComponentStatus) error {
 	before := hc.DeepCopy()
 	for _, cond := range conds {
 		cond.ObservedGeneration = hc.Generation
@@ -121,8 +125,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConver
 
 func relatedObjects(hc *hcov1beta1.HyperConverged) []corev1.ObjectReference {
 	var refs []corev1.ObjectReference
-	for _, d := range acts.DesiredComponents(hc) {
-		ref := acts.RefOf(d)
+	for _, ref := range operands.Refs(hc) {
 		refs = append(refs, corev1.ObjectReference{Kind: ref.Kind, APIVersion: ref.APIVersion, Namespace: ref.Namespace, Name: ref.Name})
 	}
 	return refs

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -97,7 +98,7 @@ func ValidateSpec(spec *hcov1beta1.HyperConvergedSpec) error {
 	return validateTLS(spec.TLSSecurityProfile)
 }
 
-func validateTLS(p *hcov1beta1.TLSSecurityProfile) error {
+func validateTLS(p *ocpconfigv1.TLSSecurityProfile) error {
 	if p == nil || p.Custom == nil {
 		return nil
 	}

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/virtflow/virtflow/activities/kube"
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 const testNS = "kubevirt-hyperconverged"
@@ -27,7 +27,7 @@ func request(t *testing.T, op admissionv1.Operation, obj any) admission.Request 
 }
 
 func validator(t *testing.T, existing ...*hcov1beta1.HyperConverged) *Validator {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	b := fake.NewClientBuilder().WithScheme(scheme)
 	for _, e := range existing {
@@ -85,7 +85,7 @@ func TestValidatorRules(t *testing.T) {
 }
 
 func TestNamespaceDeletionIsRefusedWhileHyperConvergedExists(t *testing.T) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: "kubevirt-hyperconverged"}}
 	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Delete, Name: testNS}}

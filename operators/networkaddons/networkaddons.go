@@ -1,4 +1,7 @@
-// Package networkaddons is cluster-network-addons-operator: the NetworkAddonsConfig CR gets kubemacpool and bridge-marker.
+// Package networkaddons is cluster-network-addons-operator. Upstream, a
+// NetworkAddonsConfig gets kubemacpool, bridge-marker and the linux-bridge
+// plugin; virtflow has none of them yet, so it deploys nothing and says so
+// in the CR's conditions.
 package networkaddons
 
 import (
@@ -7,16 +10,16 @@ import (
 	"github.com/virtflow/virtflow/operators/component"
 )
 
-// Components are the workloads every NetworkAddonsConfig CR gets.
-var Components = []string{"kubemacpool", "bridge-marker"}
+// NotBuilt are upstream's NetworkAddonsConfig components virtflow lacks.
+var NotBuilt = []string{"kubemacpool", "bridge-marker", "linux-bridge"}
 
 // Kind describes the NetworkAddonsConfig operator for the component reconciler.
 func Kind(version string) component.Kind {
 	return component.Kind{
-		GVK:        schema.GroupVersionKind{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"},
-		Components: Components,
-		Finalizer:  "networkaddonsoperator.network.kubevirt.io/finalizer",
-		Style:      component.ConditionsV1,
-		Version:    version,
+		GVK:       schema.GroupVersionKind{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"},
+		NotBuilt:  NotBuilt,
+		Finalizer: "networkaddonsoperator.network.kubevirt.io/finalizer",
+		Style:     component.ConditionsV1,
+		Version:   version,
 	}
 }

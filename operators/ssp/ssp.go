@@ -1,4 +1,6 @@
-// Package ssp is ssp-operator: an SSP CR gets the template validator.
+// Package ssp is ssp-operator. Upstream, an SSP CR gets the template
+// validator and the common templates; virtflow has neither yet, so it
+// deploys nothing and says so in the CR's conditions.
 package ssp
 
 import (
@@ -7,16 +9,16 @@ import (
 	"github.com/virtflow/virtflow/operators/component"
 )
 
-// Components are the workloads every SSP CR gets.
-var Components = []string{"virt-template-validator"}
+// NotBuilt are upstream's SSP components virtflow lacks.
+var NotBuilt = []string{"virt-template-validator", "common-templates"}
 
 // Kind describes the SSP operator for the component reconciler.
 func Kind(version string) component.Kind {
 	return component.Kind{
-		GVK:        schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
-		Components: Components,
-		Finalizer:  "finalize.ssp.kubevirt.io",
-		Style:      component.ConditionsV1,
-		Version:    version,
+		GVK:       schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
+		NotBuilt:  NotBuilt,
+		Finalizer: "finalize.ssp.kubevirt.io",
+		Style:     component.ConditionsV1,
+		Version:   version,
 	}
 }

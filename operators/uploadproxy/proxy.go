@@ -13,14 +13,13 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/operators/cdiapi"
-	"github.com/virtflow/virtflow/operators/datavolume"
-	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
 // Paths of the upload API, as cdi-uploadproxy serves them.
@@ -33,8 +32,7 @@ const (
 
 // Proxy forwards authorized uploads to the node's upload server.
 type Proxy struct {
-	Client   client.Client
-	Temporal workflowstate.Client
+	Client client.Client
 	// PublicKey verifies cdi-apiserver's tokens.
 	PublicKey ed25519.PublicKey
 	// Now is the clock; time.Now when nil.
@@ -88,7 +86,7 @@ func (p *Proxy) upload(w http.ResponseWriter, r *http.Request, body io.Reader, l
 		http.Error(w, err.Error(), code)
 		return
 	}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, "http://"+addr+storage.UploadPath, body)
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, "http://"+addr+cdi.UploadPath, body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -122,7 +120,7 @@ func (p *Proxy) authorize(r *http.Request) (cdiapi.Claims, int, error) {
 }
 
 // serverFor finds the upload server of the token's claim: its DataVolume
-// must be an upload whose workflow has published the server's address.
+// must be an upload whose server has noted its address on the claim.
 func (p *Proxy) serverFor(ctx context.Context, c cdiapi.Claims) (string, int, error) {
 	dv := &cdiv1.DataVolume{}
 	if err := p.Client.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, dv); err != nil {
@@ -134,18 +132,12 @@ func (p *Proxy) serverFor(ctx context.Context, c cdiapi.Claims) (string, int, er
 	if dv.Status.Phase == cdiv1.Succeeded {
 		return "", http.StatusConflict, fmt.Errorf("DataVolume %s/%s has already been uploaded", c.Namespace, c.Name)
 	}
-	state, err := workflowstate.Describe(ctx, p.Temporal, datavolume.UploadWorkflowID(string(dv.UID)), "", nil)
-	if err != nil {
-		return "", http.StatusInternalServerError, err
+	pvc := &corev1.PersistentVolumeClaim{}
+	err := p.Client.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: dv.Name}, pvc)
+	if addr := pvc.Annotations[cdi.AnnUploadServer]; err == nil && addr != "" {
+		return addr, 0, nil
 	}
-	var prog storage.UploadProgress
-	if act, ok := state.Activity(storage.ReceiveUploadName); ok {
-		_, _ = act.Heartbeat(&prog)
-	}
-	if prog.Address == "" {
-		return "", http.StatusServiceUnavailable, fmt.Errorf("the upload server of %s/%s is not ready yet", c.Namespace, c.Name)
-	}
-	return prog.Address, 0, nil
+	return "", http.StatusServiceUnavailable, fmt.Errorf("the upload server of %s/%s is not ready yet", c.Namespace, c.Name)
 }
 
 // uploadTransport opens a connection per upload. Upload servers come and

@@ -13,11 +13,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 func actionsWith(t *testing.T, strategy kubevirtv1.VirtualMachineRunStrategy, vmiPhase kubevirtv1.VirtualMachineInstancePhase) (*Actions, client.Client) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	vm := &kubevirtv1.VirtualMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vm"}, Spec: kubevirtv1.VirtualMachineSpec{RunStrategy: &strategy}}
 	objs := []client.Object{vm}

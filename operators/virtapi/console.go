@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
-	"github.com/virtflow/virtflow/node/rawstream"
+	"github.com/virtflow/virtflow/wire/rawstream"
 )
 
 // PlainStreamProtocol is the websocket subprotocol upstream virtctl speaks

@@ -8,8 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-
-	"github.com/virtflow/virtflow/activities/libvirt"
 )
 
 // GuestInfoReader answers guestosinfo; NodeAgents implements it.
@@ -33,24 +31,12 @@ func (n *NodeAgents) GuestOSInfo(ctx context.Context, ns, name string) (*kubevir
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var gi libvirt.GuestInfo
-	if err := json.NewDecoder(resp.Body).Decode(&gi); err != nil {
+	// The node agent answers in upstream's shape, as virt-handler does.
+	info := &kubevirtv1.VirtualMachineInstanceGuestAgentInfo{}
+	if err := json.NewDecoder(resp.Body).Decode(info); err != nil {
 		return nil, fmt.Errorf("decoding guest info of %s: %w", name, err)
 	}
-	return agentInfo(gi), nil
-}
-
-// agentInfo renders the agent's report in upstream's shape; the time
-// zone is "<name>, <offset seconds>" as upstream writes it.
-func agentInfo(gi libvirt.GuestInfo) *kubevirtv1.VirtualMachineInstanceGuestAgentInfo {
-	return &kubevirtv1.VirtualMachineInstanceGuestAgentInfo{
-		Hostname: gi.Hostname,
-		OS: kubevirtv1.VirtualMachineInstanceGuestOSInfo{
-			Name: gi.OS.Name, KernelRelease: gi.OS.KernelRelease, Version: gi.OS.Version, PrettyName: gi.OS.PrettyName,
-			VersionID: gi.OS.VersionID, KernelVersion: gi.OS.KernelVersion, Machine: gi.OS.Machine, ID: gi.OS.ID,
-		},
-		Timezone: fmt.Sprintf("%s, %d", gi.TimeZone, gi.TimeZoneOffset),
-	}
+	return info, nil
 }
 
 func hasCondition(vmi *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) bool {

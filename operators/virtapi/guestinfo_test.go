@@ -16,8 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
-	"github.com/virtflow/virtflow/activities/libvirt"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 // agentsWith is NodeAgents for one node whose agent is served by h.
@@ -32,7 +31,7 @@ func agentsWith(t *testing.T, h http.Handler, vmi *kubevirtv1.VirtualMachineInst
 		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(p)}},
 	}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "install", Name: "token-node1"}, Data: map[string][]byte{"token": []byte("t0ken")}}
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects([]client.Object{node, secret, vmi}...).Build()
 	return &NodeAgents{Client: c, Namespace: "install", TokenSecret: func(n string) string { return "token-" + n }}
@@ -51,8 +50,8 @@ func TestGuestOSInfoComesFromTheNodeAgent(t *testing.T) {
 	agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		require.Equal(t, "Bearer t0ken", r.Header.Get("Authorization"))
 		require.Equal(t, "/v1/namespaces/ns/virtualmachineinstances/vm/guestinfo", r.URL.Path)
-		_ = json.NewEncoder(w).Encode(libvirt.GuestInfo{Hostname: "guest1", TimeZone: "UTC",
-			OS: libvirt.GuestOS{ID: "virtflow-test-guest", KernelRelease: "6.1.0"}})
+		_ = json.NewEncoder(w).Encode(kubevirtv1.VirtualMachineInstanceGuestAgentInfo{Hostname: "guest1", Timezone: "UTC, 0",
+			OS: kubevirtv1.VirtualMachineInstanceGuestOSInfo{ID: "virtflow-test-guest", KernelRelease: "6.1.0"}})
 	})
 	n := agentsWith(t, agent, runningVMI(kubevirtv1.VirtualMachineInstanceAgentConnected))
 	info, err := n.GuestOSInfo(context.Background(), "ns", "vm")

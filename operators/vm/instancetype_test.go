@@ -11,11 +11,11 @@ import (
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 func TestInstancetypeAndPreferenceShapeTheVMI(t *testing.T) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	cores := instancetypev1beta1.Cores
 	it := &instancetypev1beta1.VirtualMachineClusterInstancetype{ObjectMeta: metav1.ObjectMeta{Name: "u1.medium"},

@@ -12,13 +12,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/virtflow/virtflow/kube/vmistatus"
 )
 
 // Reconciler reconciles VirtualMachineInstances up to Scheduled.
@@ -54,7 +55,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		follow(vmi, &pods[0])
 	}
 	if vmi.Status.Phase == kubevirtv1.VmPhaseUnset {
-		SetPhase(vmi, kubevirtv1.Pending)
+		vmistatus.SetPhase(vmi, kubevirtv1.Pending)
 	}
 	if equality.Semantic.DeepEqual(before, &vmi.Status) {
 		return ctrl.Result{}, nil
@@ -77,7 +78,7 @@ func (r *Reconciler) launcherPods(ctx context.Context, vmi *kubevirtv1.VirtualMa
 func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) error {
 	pod, err := launcherPod(vmi)
 	if err != nil {
-		SetPhase(vmi, kubevirtv1.Failed)
+		vmistatus.SetPhase(vmi, kubevirtv1.Failed)
 		r.Recorder.Event(vmi, corev1.EventTypeWarning, "FailedCreate", err.Error())
 		return nil
 	}
@@ -86,7 +87,7 @@ func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachi
 		return fmt.Errorf("creating launcher pod for %s: %w", vmi.Name, err)
 	}
 	r.Recorder.Eventf(vmi, corev1.EventTypeNormal, "SuccessfulCreate", "Created virtual machine pod %s", pod.Name)
-	SetPhase(vmi, kubevirtv1.Pending)
+	vmistatus.SetPhase(vmi, kubevirtv1.Pending)
 	return nil
 }
 
@@ -94,25 +95,25 @@ func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachi
 // owns the phase (Scheduled and later).
 func follow(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) {
 	if pod.Status.Phase == corev1.PodFailed && !vmi.IsRunning() {
-		SetPhase(vmi, kubevirtv1.Failed)
-		SetCondition(vmi, kubevirtv1.VirtualMachineInstanceSynchronized, corev1.ConditionFalse, "PodFailed", pod.Status.Message)
+		vmistatus.SetPhase(vmi, kubevirtv1.Failed)
+		vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceSynchronized, corev1.ConditionFalse, "PodFailed", pod.Status.Message)
 		return
 	}
 	if !vmi.IsUnprocessed() && vmi.Status.Phase != kubevirtv1.Scheduling {
 		return
 	}
 	if pod.Spec.NodeName == "" {
-		SetPhase(vmi, kubevirtv1.Scheduling)
+		vmistatus.SetPhase(vmi, kubevirtv1.Scheduling)
 		for _, c := range pod.Status.Conditions {
 			if c.Type == corev1.PodScheduled {
-				SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), c.Status, c.Reason, c.Message)
+				vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), c.Status, c.Reason, c.Message)
 			}
 		}
 		return
 	}
-	SetPhase(vmi, kubevirtv1.Scheduled)
+	vmistatus.SetPhase(vmi, kubevirtv1.Scheduled)
 	vmi.Status.NodeName = pod.Spec.NodeName
-	SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), corev1.ConditionTrue, "", "")
+	vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), corev1.ConditionTrue, "", "")
 }
 
 // finish removes the launcher pods of a final or deleted VMI, then drops the
@@ -134,34 +135,6 @@ func (r *Reconciler) finish(ctx context.Context, vmi *kubevirtv1.VirtualMachineI
 		}
 	}
 	return ctrl.Result{}, nil
-}
-
-// SetPhase moves the VMI to phase and records when, as upstream's
-// phaseTransitionTimestamps do (creation-to-Running latency is read from them).
-func SetPhase(vmi *kubevirtv1.VirtualMachineInstance, phase kubevirtv1.VirtualMachineInstancePhase) {
-	if vmi.Status.Phase == phase {
-		return
-	}
-	vmi.Status.Phase = phase
-	vmi.Status.PhaseTransitionTimestamps = append(vmi.Status.PhaseTransitionTimestamps,
-		kubevirtv1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: metav1.Now()})
-}
-
-// SetCondition sets a condition, moving lastTransitionTime only on a change
-// of status.
-func SetCondition(vmi *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType, status corev1.ConditionStatus, reason, msg string) {
-	for i, c := range vmi.Status.Conditions {
-		if c.Type == typ {
-			if c.Status != status {
-				vmi.Status.Conditions[i].LastTransitionTime = metav1.Now()
-			}
-			vmi.Status.Conditions[i].Status, vmi.Status.Conditions[i].Reason, vmi.Status.Conditions[i].Message = status, reason, msg
-			return
-		}
-	}
-	vmi.Status.Conditions = append(vmi.Status.Conditions, kubevirtv1.VirtualMachineInstanceCondition{
-		Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.Now(),
-	})
 }
 
 // SetupWithManager watches VMIs and their launcher pods, with several

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/activities/kube"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 func newVMI() *kubevirtv1.VirtualMachineInstance {
@@ -33,7 +33,7 @@ func newVMI() *kubevirtv1.VirtualMachineInstance {
 }
 
 func setup(t *testing.T, objs ...client.Object) (*Reconciler, client.Client, ctrl.Request) {
-	scheme, err := kube.NewScheme()
+	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
 		WithStatusSubresource(&kubevirtv1.VirtualMachineInstance{}, &corev1.Pod{}).Build()

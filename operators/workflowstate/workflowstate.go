@@ -7,8 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
-	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
@@ -17,8 +17,16 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
+// HistoryClient reads a workflow's history; with isLongPoll the iterator
+// waits for events still to come.
+type HistoryClient interface {
+	// GetWorkflowHistory iterates over the execution's history events.
+	GetWorkflowHistory(ctx context.Context, workflowID, runID string, isLongPoll bool, filterType enumspb.HistoryEventFilterType) client.HistoryEventIterator
+}
+
 // Client is the part of the Temporal client reconcilers use.
 type Client interface {
+	HistoryClient
 	// DescribeWorkflowExecution returns the execution's state and memo.
 	DescribeWorkflowExecution(ctx context.Context, workflowID, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error)
 	// ExecuteWorkflow starts a workflow.
@@ -48,27 +56,21 @@ type State struct {
 	Message string
 	// Activities are the execution's pending activities.
 	Activities []PendingActivity
+	// HistoryLength is the number of events in its history, where a
+	// Watcher starts waiting for new ones.
+	HistoryLength int64
+	// Closed is when a closed execution ended.
+	Closed time.Time
 }
 
-// PendingActivity is a running or retrying activity: its retry count, why
-// its last attempt failed, and its last heartbeat.
+// PendingActivity is a running or retrying activity: its retry count and
+// why its last attempt failed. Its heartbeat is the activity's own business
+// (where a retry resumes); what a reconciler shows of a running activity it
+// reads from the objects the activity writes.
 type PendingActivity struct {
 	Type        string
 	Attempt     int32
 	LastFailure string
-	heartbeat   *commonpb.Payloads
-}
-
-// Heartbeat decodes the activity's last heartbeat into v; false when it
-// has not heartbeated yet.
-func (p PendingActivity) Heartbeat(v any) (bool, error) {
-	if p.heartbeat == nil || len(p.heartbeat.GetPayloads()) == 0 {
-		return false, nil
-	}
-	if err := converter.GetDefaultDataConverter().FromPayloads(p.heartbeat, v); err != nil {
-		return false, fmt.Errorf("decoding heartbeat of %s: %w", p.Type, err)
-	}
-	return true, nil
 }
 
 // Activity returns the pending activity of the given type, if any.
@@ -97,11 +99,13 @@ func Describe(ctx context.Context, c Client, id string, memoKey string, progress
 			return State{}, fmt.Errorf("decoding progress memo of %s: %w", id, err)
 		}
 	}
-	st := State{Phase: phaseOf(info.GetStatus())}
+	st := State{Phase: phaseOf(info.GetStatus()), HistoryLength: info.GetHistoryLength()}
+	if info.GetCloseTime() != nil {
+		st.Closed = info.GetCloseTime().AsTime()
+	}
 	for _, a := range resp.GetPendingActivities() {
 		st.Activities = append(st.Activities, PendingActivity{
-			Type: a.GetActivityType().GetName(), Attempt: a.GetAttempt(),
-			LastFailure: a.GetLastFailure().GetMessage(), heartbeat: a.GetHeartbeatDetails(),
+			Type: a.GetActivityType().GetName(), Attempt: a.GetAttempt(), LastFailure: a.GetLastFailure().GetMessage(),
 		})
 	}
 	if st.Phase == Failed {
@@ -142,3 +146,9 @@ func failureMessage(ctx context.Context, c Client, id string) string {
 	}
 	return msg
 }
+
+// Resync is how often a reconciler looks again at an operation it is
+// waiting for although nothing woke it: a safety net for what the Watcher
+// cannot see (a retried activity that writes nothing, a watch lost with
+// its connection), not the way progress is noticed.
+const Resync = time.Minute

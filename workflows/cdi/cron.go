@@ -1,97 +1,92 @@
 package cdi
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/virtflow/virtflow/activities/cdicron"
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
-// PollCronWorkflowName is the workflow type a DataImportCron's schedule
-// starts on every tick.
-const PollCronWorkflowName = "cdi.PollDataImportCron"
+// recordPollChange versions the poll's RecordPoll step. Polls that started
+// before it existed replay without it (workflow.DefaultVersion).
+const recordPollChange = "record-poll-on-cron"
 
-// Poll steps, published as the memo's step.
-const (
-	CronStepChecking  = "CheckingSource"
-	CronStepUpToDate  = "UpToDate"
-	CronStepImporting = "Importing"
-	CronStepPointing  = "UpdatingDataSource"
-	CronStepCollect   = "GarbageCollecting"
-	CronStepCompleted = "Completed"
-)
-
-// PollCronInput names the DataImportCron a schedule polls for.
-type PollCronInput = cdicron.CronRef
-
-// CronProgress is the poll's progress memo (ProgressMemoKey).
-type CronProgress struct {
-	Step       string `json:"step"`
-	Digest     string `json:"digest,omitempty"`
-	DataVolume string `json:"dataVolume,omitempty"`
-	// Deleted are the outdated DataVolumes garbage-collected.
-	Deleted []string `json:"deleted,omitempty"`
-}
-
-// PollDataImportCron checks the cron's source once. A new digest gets its
-// own DataVolume; once it has imported, the managed DataSource points at
-// it and imports beyond importsToKeep are deleted. A digest already
-// served does nothing. A failed import fails the poll and leaves the
-// DataSource on the last good import; being interrupted leaves the
-// DataVolume for the next poll to adopt, so there is nothing to clean up.
-func PollDataImportCron(ctx workflow.Context, in PollCronInput) (CronProgress, error) {
-	p := CronProgress{Step: CronStepChecking}
+// PollDataImportCron checks the cron's source once and records the poll on
+// the cron (its time and the digest found, as upstream's lastCronTime and
+// sourceDesiredDigest annotations), which also wakes the cron's reconciler.
+// A new digest gets its own DataVolume; once it has imported, the managed
+// DataSource points at it and imports beyond importsToKeep are deleted. A
+// digest already served does nothing. A failed import fails the poll and
+// leaves the DataSource on the last good import; being interrupted leaves
+// the DataVolume for the next poll to adopt, so there is nothing to clean
+// up.
+func PollDataImportCron(ctx workflow.Context, in cdi.PollCronInput) (cdi.CronProgress, error) {
+	record := workflow.GetVersion(ctx, recordPollChange, workflow.DefaultVersion, 1) >= 1
+	polled := workflow.Now(ctx)
+	p := cdi.CronProgress{Step: cdi.CronStepChecking}
 	if err := publishCron(ctx, p); err != nil {
 		return p, err
 	}
 	kube := workflow.WithActivityOptions(ctx, cronKubeOptions())
-	var src cdicron.SourceState
-	if err := workflow.ExecuteActivity(kube, cdicron.CheckSourceName, in).Get(kube, &src); err != nil {
-		return p, fmt.Errorf("checking the source of DataImportCron %s/%s: %w", in.Namespace, in.Name, err)
+	var src cdi.SourceState
+	err := workflow.ExecuteActivity(kube, cdi.CheckSourceName, in).Get(kube, &src)
+	if err != nil {
+		err = fmt.Errorf("checking the source of DataImportCron %s/%s: %w", in.Namespace, in.Name, err)
+	}
+	if record {
+		// A failed check is recorded too: the poll happened, and the
+		// write is what shows its failure on the cron promptly.
+		rec := cdi.PollRecord{Cron: in, Time: polled, Digest: src.Digest}
+		if rerr := workflow.ExecuteActivity(kube, cdi.RecordPollName, rec).Get(kube, nil); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("recording the poll on DataImportCron %s/%s: %w", in.Namespace, in.Name, rerr))
+		}
+	}
+	if err != nil {
+		return p, err
 	}
 	p.Digest, p.DataVolume = src.Digest, src.DataVolume
 	if src.UpToDate {
-		p.Step = CronStepUpToDate
+		p.Step = cdi.CronStepUpToDate
 		return p, publishCron(ctx, p)
 	}
-	target := cdicron.ImportTarget{Cron: in, DataVolume: src.DataVolume, Digest: src.Digest}
+	target := cdi.ImportTarget{Cron: in, DataVolume: src.DataVolume, Digest: src.Digest}
 	if err := importDigest(ctx, kube, target, &p); err != nil {
 		return p, err
 	}
-	p.Step = CronStepCompleted
+	p.Step = cdi.CronStepCompleted
 	return p, publishCron(ctx, p)
 }
 
 // importDigest creates the digest's DataVolume, waits for it, points the
 // DataSource at it and collects old imports.
-func importDigest(ctx, kube workflow.Context, t cdicron.ImportTarget, p *CronProgress) error {
-	p.Step = CronStepImporting
+func importDigest(ctx, kube workflow.Context, t cdi.ImportTarget, p *cdi.CronProgress) error {
+	p.Step = cdi.CronStepImporting
 	if err := publishCron(ctx, *p); err != nil {
 		return err
 	}
-	if err := workflow.ExecuteActivity(kube, cdicron.EnsureImportName, t).Get(kube, nil); err != nil {
+	if err := workflow.ExecuteActivity(kube, cdi.EnsureImportName, t).Get(kube, nil); err != nil {
 		return fmt.Errorf("creating DataVolume %s: %w", t.DataVolume, err)
 	}
 	wait := workflow.WithActivityOptions(ctx, cronWaitOptions())
-	if err := workflow.ExecuteActivity(wait, cdicron.WaitImportedName, t).Get(wait, nil); err != nil {
+	if err := workflow.ExecuteActivity(wait, cdi.WaitImportedName, t).Get(wait, nil); err != nil {
 		return fmt.Errorf("importing DataVolume %s: %w", t.DataVolume, err)
 	}
-	p.Step = CronStepPointing
+	p.Step = cdi.CronStepPointing
 	if err := publishCron(ctx, *p); err != nil {
 		return err
 	}
-	if err := workflow.ExecuteActivity(kube, cdicron.PointDataSourceName, t).Get(kube, nil); err != nil {
+	if err := workflow.ExecuteActivity(kube, cdi.PointDataSourceName, t).Get(kube, nil); err != nil {
 		return fmt.Errorf("pointing the DataSource at %s: %w", t.DataVolume, err)
 	}
-	p.Step = CronStepCollect
+	p.Step = cdi.CronStepCollect
 	if err := publishCron(ctx, *p); err != nil {
 		return err
 	}
-	if err := workflow.ExecuteActivity(kube, cdicron.GarbageCollectName, t).Get(kube, &p.Deleted); err != nil {
+	if err := workflow.ExecuteActivity(kube, cdi.GarbageCollectName, t).Get(kube, &p.Deleted); err != nil {
 		return fmt.Errorf("garbage-collecting old imports: %w", err)
 	}
 	return nil
@@ -99,8 +94,8 @@ func importDigest(ctx, kube workflow.Context, t cdicron.ImportTarget, p *CronPro
 
 // cronNonRetryable are the activity failures no retry of this poll fixes.
 var cronNonRetryable = []string{
-	cdicron.ErrTypeCronGone, cdicron.ErrTypeUnsupportedSource, cdicron.ErrTypeImportFailed,
-	cdicron.ErrTypeDataVolumeGone, cdicron.ErrTypeDataSourceNotManaged,
+	cdi.ErrTypeCronGone, cdi.ErrTypeUnsupportedSource, cdi.ErrTypeImportFailed,
+	cdi.ErrTypeDataVolumeGone, cdi.ErrTypeDataSourceNotManaged,
 }
 
 // cronKubeOptions give up after a few attempts: a source or API that stays
@@ -129,23 +124,9 @@ func cronWaitOptions() workflow.ActivityOptions {
 	}
 }
 
-func publishCron(ctx workflow.Context, p CronProgress) error {
-	if err := workflow.UpsertMemo(ctx, map[string]interface{}{ProgressMemoKey: p}); err != nil {
+func publishCron(ctx workflow.Context, p cdi.CronProgress) error {
+	if err := workflow.UpsertMemo(ctx, map[string]interface{}{cdi.ProgressMemoKey: p}); err != nil {
 		return fmt.Errorf("publishing progress: %w", err)
 	}
 	return nil
-}
-
-func pollCronOptions() workflow.RegisterOptions {
-	return workflow.RegisterOptions{Name: PollCronWorkflowName}
-}
-
-// RegisterCronActivities adds the DataImportCron poll's activities to the
-// control worker.
-func RegisterCronActivities(r ActivityRegistry, a *cdicron.Activities) {
-	r.RegisterActivityWithOptions(a.CheckSource, activity.RegisterOptions{Name: cdicron.CheckSourceName})
-	r.RegisterActivityWithOptions(a.EnsureImport, activity.RegisterOptions{Name: cdicron.EnsureImportName})
-	r.RegisterActivityWithOptions(a.WaitImported, activity.RegisterOptions{Name: cdicron.WaitImportedName})
-	r.RegisterActivityWithOptions(a.PointDataSource, activity.RegisterOptions{Name: cdicron.PointDataSourceName})
-	r.RegisterActivityWithOptions(a.GarbageCollect, activity.RegisterOptions{Name: cdicron.GarbageCollectName})
 }

@@ -3,33 +3,23 @@ package cdi
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/workflows/replaytest"
 )
 
-// TestReplayRecordedHistories replays histories of real runs, recorded by
-// the integration tests with VIRTFLOW_RECORD_<KIND>_HISTORY set:
-//   - import: TestImportResumesAfterTheNodeWorkerIsKilled (the node worker
-//     was killed halfway, so the history has a retried attempt);
-//   - upload: TestUploadNeedsAValidTokenForTheClaim;
-//   - clone: TestCloneAcrossNamespacesNeedsPermission;
-//   - cron: TestDataImportCronFollowsItsSource (a poll that imported a
-//     changed source, pointed the DataSource at it and garbage-collected).
-//
-// It fails when a change to the workflow code is not replay-safe.
+// TestReplayRecordedHistories replays every history in testdata against
+// the current code. The completed runs were recorded on the integration
+// stack: the import after its node worker was killed halfway (so it holds a
+// retried attempt), an upload, a clone across namespaces, and a cron poll
+// that imported a changed source (recorded before polls recorded
+// themselves on their cron, so it replays the workflow.DefaultVersion
+// branch). The failed and cancelled runs were recorded by
+// integration/histories_test.go. It fails when a change to the workflow
+// code is not replay-safe, and when a workflow lacks a recorded completed,
+// failed or cancelled run.
 func TestReplayRecordedHistories(t *testing.T) {
-	for file, wf := range map[string]struct {
-		fn   any
-		opts workflow.RegisterOptions
-	}{
-		"testdata/import_history.json": {ImportDataVolume, importOptions()},
-		"testdata/upload_history.json": {UploadDataVolume, uploadOptions()},
-		"testdata/clone_history.json":  {CloneDataVolume, workflow.RegisterOptions{Name: CloneWorkflowName}},
-		"testdata/cron_history.json":   {PollDataImportCron, pollCronOptions()},
-	} {
-		replayer := worker.NewWorkflowReplayer()
-		replayer.RegisterWorkflowWithOptions(wf.fn, wf.opts)
-		require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, file), file)
-	}
+	replaytest.Check(t, "testdata", func(r worker.WorkflowReplayer) { RegisterWorkflows(r) },
+		cdi.ImportWorkflowName, cdi.UploadWorkflowName, cdi.CloneWorkflowName, cdi.PollCronWorkflowName)
 }

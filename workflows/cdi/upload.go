@@ -3,17 +3,14 @@ package cdi
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/virtflow/virtflow/activities/storage"
+	"github.com/virtflow/virtflow/contracts/cdi"
 )
-
-// UploadWorkflowName is the workflow type of a DataVolume upload.
-const UploadWorkflowName = "cdi.UploadDataVolume"
 
 // UploadDataVolume runs the volume's upload server on its node until an
 // upload has been written. The server's address is in the activity's
 // heartbeat, where cdi-uploadproxy finds it; a crashed worker's server is
 // started again on retry, and the client sends the image again.
 // Cancelling it removes the partial disk.
-func UploadDataVolume(ctx workflow.Context, in ImportInput) (storage.ImportResult, error) {
-	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: storage.ReceiveUploadName, input: in.Request, cleanup: in.Request})
+func UploadDataVolume(ctx workflow.Context, in cdi.ImportInput) (cdi.ImportResult, error) {
+	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: cdi.ReceiveUploadName, input: in.Request, cleanup: in.Request})
 }

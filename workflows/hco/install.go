@@ -1,6 +1,7 @@
-// Package hco orchestrates installing a HyperConverged: create every
-// component CR it owns, then wait for each to become Available, publishing
-// progress for the reconciler and the Temporal Web UI.
+// Package hco orchestrates installing and uninstalling a HyperConverged:
+// create every component CR it owns and wait for each to become Available,
+// or delete them and wait until they are gone, publishing progress for the
+// reconciler and the Temporal Web UI.
 package hco
 
 import (
@@ -11,103 +12,49 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	acts "github.com/virtflow/virtflow/activities/hco"
+	"github.com/virtflow/virtflow/contracts/hco"
 )
-
-// InstallWorkflowName is the workflow type of the HyperConverged install.
-const InstallWorkflowName = "hco.InstallHyperConverged"
-
-// ProgressQuery returns the current InstallProgress.
-const ProgressQuery = "progress"
-
-// ProgressMemoKey is the memo field the reconciler reads progress from.
-const ProgressMemoKey = "progress"
-
-// Install steps, in order.
-const (
-	StepPlanning  = "Planning"
-	StepCreating  = "CreatingComponents"
-	StepWaiting   = "WaitingForComponents"
-	StepCompleted = "Completed"
-	StepCleanup   = "CleaningUp"
-)
-
-// InstallInput names the HyperConverged to install.
-type InstallInput struct {
-	HyperConverged acts.HyperConvergedRef
-}
-
-// ComponentProgress is one component's state in the install.
-type ComponentProgress struct {
-	Kind      string `json:"kind"`
-	Name      string `json:"name"`
-	Created   bool   `json:"created"`
-	Available bool   `json:"available"`
-	Message   string `json:"message,omitempty"`
-}
-
-// InstallProgress is published as memo and answered to ProgressQuery.
-type InstallProgress struct {
-	Step       string              `json:"step"`
-	Components []ComponentProgress `json:"components"`
-}
-
-// Done counts the components that are Available.
-func (p InstallProgress) Done() int {
-	n := 0
-	for _, c := range p.Components {
-		if c.Available {
-			n++
-		}
-	}
-	return n
-}
-
-// InstallResult lists the components installed and their versions.
-type InstallResult struct {
-	Components []acts.ComponentStatus
-}
 
 // InstallHyperConverged creates the component CRs and waits until each
 // reports Available. Cancelling it removes what it created.
-func InstallHyperConverged(ctx workflow.Context, in InstallInput) (res InstallResult, err error) {
-	progress := &InstallProgress{Step: StepPlanning}
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (InstallProgress, error) { return *progress, nil }); err != nil {
+func InstallHyperConverged(ctx workflow.Context, in hco.InstallInput) (res hco.InstallResult, err error) {
+	progress := &hco.InstallProgress{Step: hco.StepPlanning}
+	if err := workflow.SetQueryHandler(ctx, hco.ProgressQuery, func() (hco.InstallProgress, error) { return *progress, nil }); err != nil {
 		return res, fmt.Errorf("registering progress query: %w", err)
 	}
-	var plan []acts.ComponentRef
+	var plan []hco.ComponentRef
 	defer func() {
 		if !errors.Is(ctx.Err(), workflow.ErrCanceled) || len(plan) == 0 {
 			return
 		}
 		err = cleanup(ctx, progress, plan, err)
 	}()
-	if err := workflow.ExecuteActivity(shortOptions(ctx), acts.PlanComponentsName, in.HyperConverged).Get(ctx, &plan); err != nil {
+	if err := workflow.ExecuteActivity(shortOptions(ctx), hco.PlanComponentsName, in.HyperConverged).Get(ctx, &plan); err != nil {
 		return res, fmt.Errorf("planning components: %w", err)
 	}
 	for _, c := range plan {
-		progress.Components = append(progress.Components, ComponentProgress{Kind: c.Kind, Name: c.Name})
+		progress.Components = append(progress.Components, hco.ComponentProgress{Kind: c.Kind, Name: c.Name})
 	}
-	progress.Step = StepCreating
+	progress.Step = hco.StepCreating
 	publish(ctx, progress)
 	if err := createAll(ctx, in, plan, progress); err != nil {
 		return res, err
 	}
-	progress.Step = StepWaiting
+	progress.Step = hco.StepWaiting
 	publish(ctx, progress)
 	statuses, err := waitAll(ctx, plan, progress)
 	if err != nil {
 		return res, err
 	}
-	progress.Step = StepCompleted
+	progress.Step = hco.StepCompleted
 	publish(ctx, progress)
-	return InstallResult{Components: statuses}, nil
+	return hco.InstallResult{Components: statuses}, nil
 }
 
-func createAll(ctx workflow.Context, in InstallInput, plan []acts.ComponentRef, progress *InstallProgress) error {
+func createAll(ctx workflow.Context, in hco.InstallInput, plan []hco.ComponentRef, progress *hco.InstallProgress) error {
 	for i, c := range plan {
-		input := acts.EnsureComponentInput{HyperConverged: in.HyperConverged, Component: c}
-		if err := workflow.ExecuteActivity(shortOptions(ctx), acts.EnsureComponentName, input).Get(ctx, nil); err != nil {
+		input := hco.EnsureComponentInput{HyperConverged: in.HyperConverged, Component: c}
+		if err := workflow.ExecuteActivity(shortOptions(ctx), hco.EnsureComponentName, input).Get(ctx, nil); err != nil {
 			return fmt.Errorf("creating %s %s: %w", c.Kind, c.Name, err)
 		}
 		progress.Components[i].Created = true
@@ -118,12 +65,12 @@ func createAll(ctx workflow.Context, in InstallInput, plan []acts.ComponentRef, 
 
 // waitAll waits for the components concurrently: they start independently,
 // so the slowest one, not their sum, bounds the install.
-func waitAll(ctx workflow.Context, plan []acts.ComponentRef, progress *InstallProgress) ([]acts.ComponentStatus, error) {
+func waitAll(ctx workflow.Context, plan []hco.ComponentRef, progress *hco.InstallProgress) ([]hco.ComponentStatus, error) {
 	futures := make([]workflow.Future, len(plan))
 	for i, c := range plan {
-		futures[i] = workflow.ExecuteActivity(waitOptions(ctx), acts.WaitComponentAvailableName, c)
+		futures[i] = workflow.ExecuteActivity(waitOptions(ctx), hco.WaitComponentAvailableName, c)
 	}
-	statuses := make([]acts.ComponentStatus, len(plan))
+	statuses := make([]hco.ComponentStatus, len(plan))
 	for i, f := range futures {
 		if err := f.Get(ctx, &statuses[i]); err != nil {
 			progress.Components[i].Message = err.Error()
@@ -137,12 +84,12 @@ func waitAll(ctx workflow.Context, plan []acts.ComponentRef, progress *InstallPr
 	return statuses, nil
 }
 
-func cleanup(ctx workflow.Context, progress *InstallProgress, plan []acts.ComponentRef, cause error) error {
+func cleanup(ctx workflow.Context, progress *hco.InstallProgress, plan []hco.ComponentRef, cause error) error {
 	dctx, cancel := workflow.NewDisconnectedContext(ctx)
 	defer cancel()
-	progress.Step = StepCleanup
+	progress.Step = hco.StepCleanup
 	publish(dctx, progress)
-	if err := workflow.ExecuteActivity(shortOptions(dctx), acts.DeleteComponentsName, plan).Get(dctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(shortOptions(dctx), hco.DeleteComponentsName, plan).Get(dctx, nil); err != nil {
 		return errors.Join(cause, fmt.Errorf("removing components after cancellation: %w", err))
 	}
 	return cause
@@ -150,8 +97,8 @@ func cleanup(ctx workflow.Context, progress *InstallProgress, plan []acts.Compon
 
 // publish stores progress in the memo so DescribeWorkflowExecution (the
 // reconciler, the Web UI) sees it without a query round trip to a worker.
-func publish(ctx workflow.Context, p *InstallProgress) {
-	if err := workflow.UpsertMemo(ctx, map[string]any{ProgressMemoKey: *p}); err != nil {
+func publish(ctx workflow.Context, p *hco.InstallProgress) {
+	if err := workflow.UpsertMemo(ctx, map[string]any{hco.ProgressMemoKey: *p}); err != nil {
 		workflow.GetLogger(ctx).Warn("publishing install progress", "error", err)
 	}
 }
@@ -161,7 +108,7 @@ func shortOptions(ctx workflow.Context) workflow.Context {
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, MaximumInterval: 15 * time.Second,
-			NonRetryableErrorTypes: []string{acts.ErrHyperConvergedGone},
+			NonRetryableErrorTypes: []string{hco.ErrHyperConvergedGone},
 		},
 	})
 }

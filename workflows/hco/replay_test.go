@@ -3,15 +3,18 @@ package hco
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/worker"
+
+	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/workflows/replaytest"
 )
 
-// TestReplayRecordedInstall replays a history recorded from a real install
-// on the integration stack (VIRTFLOW_RECORD_HISTORY re-records it). It fails
-// when a change to the workflow code is not replay-safe.
-func TestReplayRecordedInstall(t *testing.T) {
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(InstallHyperConverged, workflowOptions())
-	require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/install_history.json"))
+// TestReplayRecordedHistories replays every history in testdata: runs of
+// the install and uninstall on the integration stack, recorded with
+// VIRTFLOW_RECORD_HISTORIES set (see integration/histories_test.go). It
+// fails when a change to the workflow code is not replay-safe, and when a
+// workflow lacks a recorded completed, failed or cancelled run.
+func TestReplayRecordedHistories(t *testing.T) {
+	replaytest.Check(t, "testdata", func(r worker.WorkflowReplayer) { RegisterWorkflows(r) },
+		hco.InstallWorkflowName, hco.UninstallWorkflowName)
 }

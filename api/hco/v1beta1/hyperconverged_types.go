@@ -1,6 +1,7 @@
 package v1beta1
 
 import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -179,7 +180,7 @@ type HyperConvergedSpec struct {
 	// TLSSecurityProfile overrides the cluster-wide TLS profile for all
 	// operands; when unset the APIServer profile (or Intermediate) applies.
 	// +optional
-	TLSSecurityProfile *TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
+	TLSSecurityProfile *ocpconfigv1.TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
 
 	// Deprecated: TektonPipelinesNamespace is ignored.
 	// +kubebuilder:deprecatedversion:warning="tektonPipelinesNamespace field is ignored"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -265,8 +266,8 @@ func TestHyperConvergedDecodesUpstreamManifest(t *testing.T) {
 	require.EqualValues(t, 8, *hc.Spec.LiveUpdateConfiguration.MaxCpuSockets)
 	require.Equal(t, "64Gi", hc.Spec.LiveUpdateConfiguration.MaxGuest.String())
 	require.Equal(t, "02:00:00:00:00:00", *hc.Spec.KubeMacPoolConfiguration.RangeStart)
-	require.Equal(t, TLSProfileCustomType, hc.Spec.TLSSecurityProfile.Type)
-	require.Equal(t, VersionTLS12, hc.Spec.TLSSecurityProfile.Custom.MinTLSVersion)
+	require.Equal(t, ocpconfigv1.TLSProfileCustomType, hc.Spec.TLSSecurityProfile.Type)
+	require.Equal(t, ocpconfigv1.VersionTLS12, hc.Spec.TLSSecurityProfile.Custom.MinTLSVersion)
 
 	st := hc.Status
 	require.EqualValues(t, 4, st.ObservedGeneration)

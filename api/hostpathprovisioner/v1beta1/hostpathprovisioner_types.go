@@ -1,6 +1,7 @@
 package v1beta1
 
 import (
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -92,7 +93,7 @@ type HostPathProvisionerStatus struct {
 	// Conditions summarise the deployment's health.
 	// +listType=atomic
 	// +optional
-	Conditions []Condition `json:"conditions,omitempty"`
+	Conditions []conditionsv1.Condition `json:"conditions,omitempty"`
 	// OperatorVersion is the running operator's version.
 	// +optional
 	OperatorVersion string `json:"operatorVersion,omitempty"`

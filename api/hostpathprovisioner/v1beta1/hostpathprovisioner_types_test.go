@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -87,7 +88,7 @@ func TestHostPathProvisionerDecodesUpstreamManifest(t *testing.T) {
 
 	st := hpp.Status
 	require.Equal(t, "v1.10.0", st.ObservedVersion)
-	require.Equal(t, ConditionAvailable, st.Conditions[0].Type)
+	require.Equal(t, conditionsv1.ConditionAvailable, st.Conditions[0].Type)
 	require.Equal(t, 12, st.Conditions[0].LastHeartbeatTime.UTC().Hour())
 	pool := st.StoragePoolStatuses[0]
 	require.Equal(t, StoragePoolReady, pool.Phase)

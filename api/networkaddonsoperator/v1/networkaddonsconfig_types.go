@@ -1,6 +1,8 @@
 package v1
 
 import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -55,7 +57,7 @@ type NetworkAddonsConfigSpec struct {
 	// TLSSecurityProfile overrides the cluster TLS profile for add-on
 	// endpoints.
 	// +optional
-	TLSSecurityProfile *TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
+	TLSSecurityProfile *ocpconfigv1.TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
 }
 
 // SelfSignConfiguration tunes certificate rotation. Values are Go duration
@@ -174,7 +176,7 @@ type NetworkAddonsConfigStatus struct {
 	TargetVersion string `json:"targetVersion,omitempty"`
 	// Conditions summarise deployment health.
 	// +optional
-	Conditions []Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []conditionsv1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
 	// Containers lists every deployed image, so disconnected-install tooling
 	// can mirror them.
 	// +optional

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -93,13 +95,13 @@ func TestNetworkAddonsConfigDecodesUpstreamManifest(t *testing.T) {
 	require.Contains(t, s.PlacementConfiguration.Infra.NodeSelector, "node-role.kubernetes.io/control-plane")
 	require.Equal(t, corev1.TolerationOpExists, s.PlacementConfiguration.Infra.Tolerations[0].Operator)
 	require.Equal(t, "linux", s.PlacementConfiguration.Workloads.NodeSelector["kubernetes.io/os"])
-	require.Equal(t, TLSProfileIntermediateType, s.TLSSecurityProfile.Type)
+	require.Equal(t, ocpconfigv1.TLSProfileIntermediateType, s.TLSSecurityProfile.Type)
 	require.NotNil(t, s.TLSSecurityProfile.Intermediate)
 
 	st := nac.Status
 	require.Equal(t, "0.99.0", st.ObservedVersion)
 	require.Equal(t, "0.99.0", st.TargetVersion)
-	require.Equal(t, ConditionAvailable, st.Conditions[0].Type)
+	require.Equal(t, conditionsv1.ConditionAvailable, st.Conditions[0].Type)
 	require.Equal(t, corev1.ConditionTrue, st.Conditions[0].Status)
 	require.Equal(t, 10, st.Conditions[0].LastHeartbeatTime.UTC().Hour())
 	require.Equal(t, "kube-cni-linux-bridge-plugin", st.Containers[0].ParentName)

@@ -1,0 +1,125 @@
+package cdi
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/virtflow/virtflow/contracts/registry"
+)
+
+// Disk activity type names, registered on a node's task queue.
+const (
+	ImportDiskName    = "storage.ImportDisk"
+	CleanupDiskName   = "storage.CleanupImport"
+	ReceiveUploadName = "storage.ReceiveUpload"
+	CloneDiskName     = "storage.CloneDisk"
+)
+
+// DiskFileName is the disk image in a filesystem volume, as CDI writes it.
+const DiskFileName = "disk.img"
+
+// UploadPath is where a node's upload server takes the image.
+const UploadPath = "/v1beta1/upload"
+
+// Annotations the disk activities keep on the claim they fill. A write to
+// the claim wakes the DataVolume's reconciler, so a copy's progress, a
+// retried attempt and a listening upload server show without anyone
+// polling Temporal.
+const (
+	// AnnProgress is the copy's percentage, "NN.NN%".
+	AnnProgress = "virtflow.io/storage.progress"
+	// AnnAttempt is the number of the running attempt of the disk
+	// activity; above 1 the previous one failed and is being retried.
+	AnnAttempt = "virtflow.io/storage.attempt"
+	// AnnUploadServer is host:port of the upload server while it listens.
+	AnnUploadServer = "virtflow.io/storage.upload.server"
+)
+
+// Error types of disk failures a retry cannot fix; workflows and
+// conditions name them.
+const (
+	ErrTypeSourceUnreachable = "SourceUnreachable"
+	ErrTypeUnsupportedImage  = "UnsupportedImage"
+	ErrTypeTargetTooSmall    = "TargetTooSmall"
+	ErrTypeInvalidSource     = "InvalidSource"
+)
+
+// SourceRef names an http(s) or registry source and the objects holding
+// its credentials, as a DataVolume does; secrets never pass through
+// workflow history.
+type SourceRef struct {
+	URL           string `json:"url"`
+	SecretRef     string `json:"secretRef,omitempty"`
+	CertConfigMap string `json:"certConfigMap,omitempty"`
+	// Registry marks a docker:// image holding the disk under /disk/;
+	// Insecure allows it over plain http (CDIConfig's insecureRegistries).
+	Registry bool `json:"registry,omitempty"`
+	Insecure bool `json:"insecure,omitempty"`
+}
+
+// ImportRequest is one disk to fill on a node.
+type ImportRequest struct {
+	// Namespace holds the source's secret and config map, and the claim.
+	Namespace string `json:"namespace"`
+	// Claim is the claim being filled, annotated with the progress.
+	Claim string `json:"claim,omitempty"`
+	// VolumeDir is the volume's directory on the node; the disk is
+	// VolumeDir/disk.img, as CDI writes filesystem volumes.
+	VolumeDir string `json:"volumeDir"`
+	// Source is read unless Blank is set.
+	Source SourceRef `json:"source"`
+	Blank  bool      `json:"blank,omitempty"`
+	// Size is the disk's usable size in bytes.
+	Size int64 `json:"size"`
+	// Key names the import's scratch directory (the DataVolume's UID).
+	Key string `json:"key"`
+}
+
+// CloneRequest copies one volume's disk into another on the same node.
+type CloneRequest struct {
+	// SourceDir and VolumeDir are the source's and the target's
+	// directories on the node.
+	SourceDir string `json:"sourceDir"`
+	VolumeDir string `json:"volumeDir"`
+	// Size is the target disk's usable size; it is never smaller than the
+	// source's.
+	Size int64  `json:"size"`
+	Key  string `json:"key"`
+	// Namespace and Claim name the target claim, annotated with the
+	// progress.
+	Namespace string `json:"namespace,omitempty"`
+	Claim     string `json:"claim,omitempty"`
+}
+
+// ImportResult describes the written disk.
+type ImportResult struct {
+	Format      string `json:"format,omitempty"`
+	VirtualSize int64  `json:"virtualSize"`
+	// ResumedFrom is the offset the final attempt started at: non-zero
+	// when an earlier attempt was cut short and its work was kept.
+	ResumedFrom int64 `json:"resumedFrom,omitempty"`
+}
+
+// DiskActivities are the node-local disk activities the import, upload
+// and clone workflows call by type name on the volume's node.
+type DiskActivities interface {
+	// ImportDisk fills the volume's disk from its source.
+	ImportDisk(ctx context.Context, req ImportRequest) (ImportResult, error)
+	// CleanupImport removes the scratch space and, when removeDisk is set
+	// (the fill was cancelled), the partial disk.
+	CleanupImport(ctx context.Context, req ImportRequest, removeDisk bool) error
+	// ReceiveUpload serves one upload into the volume.
+	ReceiveUpload(ctx context.Context, req ImportRequest) (ImportResult, error)
+	// CloneDisk copies the source volume's disk into the target's.
+	CloneDisk(ctx context.Context, req CloneRequest) (ImportResult, error)
+}
+
+// RegisterDiskActivities binds each disk activity type name to its
+// implementation.
+func RegisterDiskActivities(r registry.Activities, a DiskActivities) {
+	r.RegisterActivityWithOptions(a.ImportDisk, activity.RegisterOptions{Name: ImportDiskName})
+	r.RegisterActivityWithOptions(a.CleanupImport, activity.RegisterOptions{Name: CleanupDiskName})
+	r.RegisterActivityWithOptions(a.ReceiveUpload, activity.RegisterOptions{Name: ReceiveUploadName})
+	r.RegisterActivityWithOptions(a.CloneDisk, activity.RegisterOptions{Name: CloneDiskName})
+}

@@ -1,0 +1,137 @@
+package layout
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/virtflow/virtflow/"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// list runs go list over the module and the given extra packages.
+func list(t *testing.T, extra ...string) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps", "github.com/virtflow/virtflow/..."}, extra...)...)
+	cmd.Dir = ".."
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	require.NoError(t, cmd.Wait(), stderr.String())
+	return pkgs
+}
+
+func own(path string) (string, bool) { return strings.CutPrefix(path, module) }
+
+// under reports whether an own package path lies in one of the folders.
+func under(rel string, folders ...string) bool {
+	for _, f := range folders {
+		if rel == f || strings.HasPrefix(rel, f+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// allowed lists, per folder, the own folders its packages may import.
+var allowed = map[string][]string{
+	"api":        {"api"},
+	"contracts":  {"api", "contracts"},
+	"workflows":  {"api", "contracts", "workflows"},
+	"kube":       {"api", "contracts", "kube"},
+	"operands":   {"api", "contracts", "kube"},
+	"wire":       {"wire"},
+	"activities": {"api", "contracts", "kube", "operands", "activities"},
+	"operators":  {"api", "contracts", "kube", "operands", "wire", "operators"},
+	"node":       {"api", "contracts", "kube", "wire", "node"},
+	"worker":     {"api", "contracts", "kube", "activities", "workflows"},
+}
+
+// TestDependenciesPointOneWay checks every own package's direct imports
+// against the folder it lives in: no operator imports an activity or a
+// workflow implementation, workflows import contracts and api only, and
+// operators and node do not import each other.
+func TestDependenciesPointOneWay(t *testing.T) {
+	for path, p := range list(t) {
+		rel, _ := own(path)
+		folder := strings.SplitN(rel, "/", 2)[0]
+		may, ok := allowed[folder]
+		if !ok {
+			continue // cmd, embedded, deploy, integration, tools: composition and tests
+		}
+		for _, imp := range p.Imports {
+			if dep, ok := own(imp); ok {
+				require.True(t, under(dep, may...), "%s imports %s: %s may import only %v", rel, dep, folder, may)
+			}
+		}
+	}
+}
+
+// forbidden are what a workflow or a contract must never depend on: the
+// Kubernetes clients, HTTP, processes, libvirt, registries.
+var forbidden = []string{
+	"k8s.io/client-go", "sigs.k8s.io/controller-runtime", "net/http", "os/exec",
+	"libvirt.org/", "github.com/google/go-containerregistry",
+}
+
+// TestWorkflowsAndContractsAreFreeOfSideEffects checks the dependency
+// closure of every workflow and contract package. The Temporal SDK itself
+// depends on net/http (its gRPC client) and the test helpers on testify,
+// so what those bring in is subtracted: the check is on what virtflow's
+// code adds.
+func TestWorkflowsAndContractsAreFreeOfSideEffects(t *testing.T) {
+	sdk := []string{
+		"go.temporal.io/sdk/workflow", "go.temporal.io/sdk/temporal", "go.temporal.io/sdk/activity",
+		"go.temporal.io/sdk/worker", "go.temporal.io/sdk/client", "github.com/stretchr/testify/require",
+	}
+	pkgs := list(t, sdk...)
+	excused := map[string]bool{}
+	for _, s := range sdk {
+		excused[s] = true
+		for _, d := range pkgs[s].Deps {
+			excused[d] = true
+		}
+	}
+	checked := 0
+	for path, p := range pkgs {
+		rel, ok := own(path)
+		if !ok || !under(rel, "workflows", "contracts") {
+			continue
+		}
+		checked++
+		for _, d := range p.Deps {
+			if excused[d] {
+				continue
+			}
+			for _, f := range forbidden {
+				require.False(t, d == strings.TrimSuffix(f, "/") || strings.HasPrefix(d, f), "%s depends on %s", rel, d)
+			}
+			if dep, ok := own(d); ok {
+				require.True(t, under(dep, "api", "contracts", "workflows"), "%s depends on %s", rel, dep)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, checked, 4, "the workflow and contract packages were found")
+}

@@ -1,0 +1,45 @@
+package operands
+
+import (
+	sdkapi "kubevirt.io/controller-lifecycle-operator-sdk/api"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	"github.com/virtflow/virtflow/contracts/hco"
+)
+
+// SSPName is the SSP CR HCO creates.
+const SSPName = "ssp-kubevirt-hyperconverged"
+
+// defaultCommonTemplatesNamespace is where common templates go unless the
+// HyperConverged names another namespace.
+const defaultCommonTemplatesNamespace = "openshift"
+
+func desiredSSP(hc *hcov1beta1.HyperConverged) *sspv1beta3.SSP {
+	ns := defaultCommonTemplatesNamespace
+	if hc.Spec.CommonTemplatesNamespace != nil {
+		ns = *hc.Spec.CommonTemplatesNamespace
+	}
+	replicas := int32(2)
+	ssp := &sspv1beta3.SSP{
+		ObjectMeta: componentMeta(hc, SSPName, hc.Namespace, "schedule"),
+		Spec: sspv1beta3.SSPSpec{
+			CommonTemplates: sspv1beta3.CommonTemplates{Namespace: ns},
+			TemplateValidator: &sspv1beta3.TemplateValidator{
+				Replicas:  &replicas,
+				Placement: placementPtr(sdkPlacement(hc.Spec.Infra)),
+			},
+		},
+	}
+	ssp.SetGroupVersionKind(sspv1beta3.GroupVersion.WithKind(hco.KindSSP))
+	return ssp
+}
+
+// placementPtr leaves placement unset when the HyperConverged sets none, so
+// an empty object is not written and then read back as drift.
+func placementPtr(p sdkapi.NodePlacement) *sdkapi.NodePlacement {
+	if p.NodeSelector == nil && p.Affinity == nil && p.Tolerations == nil {
+		return nil
+	}
+	return &p
+}
