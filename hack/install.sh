@@ -9,6 +9,7 @@ packages=(
   pkg-config libvirt-dev libvirt-daemon-system libvirt-clients
   qemu-system-x86 qemu-utils nbdkit busybox-static cpio socat bridge-utils iproute2
   genisoimage e2fsprogs gzip xz-utils curl
+  runc containernetworking-plugins nftables conntrack iptables
 )
 
 missing=()
@@ -27,8 +28,10 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler
-# from tools/k8s (first run only) and prints where they are.
+# Builds the pinned Kubernetes binaries (etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl) from
+# tools/k8s and containerd from tools/containerd (first run only) and prints
+# where they are.
 go run ./cmd/virtflow prepare
 
 # The temporal CLI, for administering the embedded Temporal server

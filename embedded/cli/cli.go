@@ -21,7 +21,7 @@ commands:
   up       run the embedded platform (Kubernetes, Temporal, operators) until Ctrl-C
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
-  prepare  build (first run) the pinned control-plane binaries into the cache
+  prepare  build (first run) the pinned Kubernetes binaries and containerd into the cache
   virt-launcher --dir DIR
            run one VMI's launcher (started by the node agent)
 `
@@ -86,16 +86,22 @@ func status(ctx context.Context, args []string, out io.Writer) error {
 
 func prepare(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
-	toolsDir := fs.String("tools-dir", "tools/k8s", "the tools/k8s module the control-plane binaries are built from")
+	toolsDir := fs.String("tools-dir", "tools/k8s", "the tools/k8s module the Kubernetes binaries are built from")
+	runtimeDir := fs.String("containerd-tools-dir", "tools/containerd", "the tools/containerd module the node's container runtime is built from")
 	cacheDir := fs.String("cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dir, err := binaries.Ensure(ctx, *toolsDir, *cacheDir, func(s string) { fmt.Fprintln(out, s) })
+	progress := func(s string) { fmt.Fprintln(out, s) }
+	dir, err := binaries.Ensure(ctx, *toolsDir, *cacheDir, progress)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "control-plane binaries ready in %s\n", dir)
+	fmt.Fprintf(out, "Kubernetes binaries ready in %s\n", dir)
+	if dir, err = binaries.EnsureContainerd(ctx, *runtimeDir, *cacheDir, progress); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "containerd ready in %s\n", dir)
 	return nil
 }
 
