@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -29,6 +30,7 @@ import (
 	"github.com/virtflow/virtflow/contracts/hco"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/operators/workflowstate"
 )
 
 // fakeTemporal answers like a Temporal frontend: status is the install's,
@@ -38,9 +40,11 @@ type fakeTemporal struct {
 	statuses map[string]enumspb.WorkflowExecutionStatus
 	memo     *hco.InstallProgress
 	failure  error
-	started  []client.StartWorkflowOptions
-	args     []interface{}
-	canceled []string
+	// closedAgo is how long ago closed executions ended.
+	closedAgo time.Duration
+	started   []client.StartWorkflowOptions
+	args      []interface{}
+	canceled  []string
 }
 
 func (f *fakeTemporal) statusOf(id string) enumspb.WorkflowExecutionStatus {
@@ -57,7 +61,7 @@ func (f *fakeTemporal) DescribeWorkflowExecution(_ context.Context, id, _ string
 	}
 	info := &workflowpb.WorkflowExecutionInfo{Status: status}
 	if status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		info.CloseTime = timestamppb.Now()
+		info.CloseTime = timestamppb.New(time.Now().Add(-f.closedAgo))
 	}
 	if f.memo != nil {
 		p, err := converter.GetDefaultDataConverter().ToPayload(*f.memo)
@@ -253,3 +257,20 @@ func TestAFailedUninstallIsReportedAndKeepsTheHyperConverged(t *testing.T) {
 }
 
 var _ runtime.Object = &hcov1beta1.HyperConverged{}
+
+func TestAFailedUninstallIsStartedAgainAfterTheResync(t *testing.T) {
+	r, ft, c, req := setup(t)
+	ctx := context.Background()
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	_, err := r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.NoError(t, c.Delete(ctx, getHC(t, c, req)))
+	ft.statuses = map[string]enumspb.WorkflowExecutionStatus{"hco-uninstall-1234": enumspb.WORKFLOW_EXECUTION_STATUS_FAILED}
+	ft.failure = errors.New("cdis.cdi.kubevirt.io is forbidden")
+	ft.closedAgo = 2 * workflowstate.Resync
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.Len(t, ft.started, 1, "the install was already done; only the uninstall starts")
+	require.Equal(t, "hco-uninstall-1234", ft.started[0].ID)
+	require.Equal(t, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY, ft.started[0].WorkflowIDReusePolicy)
+}
