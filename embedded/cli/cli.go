@@ -24,6 +24,8 @@ commands:
   prepare  build (first run) the pinned Kubernetes binaries and containerd into the cache
   virt-launcher --dir DIR
            run one VMI's launcher (started by the node agent)
+  csi-node-registrar --kubelet-registration-path PATH
+           register the hostpath CSI driver with the kubelet's plugin watcher
 `
 
 // Main runs one virtflow command.
@@ -42,6 +44,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return prepare(ctx, args[1:], out)
 	case "virt-launcher":
 		return runLauncher(ctx, args[1:])
+	case "csi-node-registrar":
+		return runRegistrar(ctx, args[1:], out)
 	case "-h", "--help", "help":
 		fmt.Fprint(out, usage)
 		return nil

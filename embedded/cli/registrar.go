@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/virtflow/virtflow/node/csi/registrar"
+)
+
+// runRegistrar is the CSI node registrar sidecar, with node-driver-
+// registrar's flag names where it has the same setting.
+func runRegistrar(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("csi-node-registrar", flag.ContinueOnError)
+	var cfg registrar.Config
+	fs.StringVar(&cfg.DriverName, "driver-name", "kubevirt.io.hostpath-provisioner", "the CSI driver to register")
+	fs.StringVar(&cfg.Endpoint, "kubelet-registration-path", "", "the driver's socket path on the host, as the kubelet reaches it")
+	fs.StringVar(&cfg.RegistrationDir, "plugin-registration-path", "/registration", "the kubelet's plugins_registry directory, as mounted")
+	health := fs.String("http-endpoint", "", "serve /healthz here (host:port); off when empty")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *health != "" {
+		l, err := net.Listen("tcp", *health)
+		if err != nil {
+			return fmt.Errorf("listening for health checks on %s: %w", *health, err)
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+			if err := registrar.Healthy(cfg); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte("ok"))
+		})
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(l) }()
+		defer srv.Close()
+	}
+	fmt.Fprintf(out, "registering CSI driver %s (%s) in %s\n", cfg.DriverName, cfg.Endpoint, cfg.RegistrationDir)
+	err := registrar.Run(ctx, cfg)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
