@@ -26,6 +26,8 @@ commands:
            run one VMI's launcher (started by the node agent)
   csi-node-registrar --kubelet-registration-path PATH
            register the hostpath CSI driver with the kubelet's plugin watcher
+  csi-livenessprobe --csi-address SOCKET
+           serve /healthz from the CSI driver's Probe
 `
 
 // Main runs one virtflow command.
@@ -46,6 +48,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return runLauncher(ctx, args[1:])
 	case "csi-node-registrar":
 		return runRegistrar(ctx, args[1:], out)
+	case "csi-livenessprobe":
+		return runLiveness(ctx, args[1:], out)
 	case "-h", "--help", "help":
 		fmt.Fprint(out, usage)
 		return nil
