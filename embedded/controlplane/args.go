@@ -35,8 +35,8 @@ func (cp *ControlPlane) apiserverArgs() []string {
 	pki := func(f string) string { return cp.path("pki", f) }
 	return []string{
 		"--etcd-servers=" + cp.etcdURL(),
-		"--bind-address=" + host,
-		"--advertise-address=" + host,
+		"--bind-address=" + cp.cfg.Address,
+		"--advertise-address=" + cp.cfg.Address,
 		"--secure-port=" + strconv.Itoa(cp.cfg.APIServerPort),
 		"--tls-cert-file=" + pki("apiserver.crt"),
 		"--tls-private-key-file=" + pki("apiserver.key"),

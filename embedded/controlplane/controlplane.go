@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,10 @@ type Config struct {
 	EtcdPort int
 	// ServiceClusterIPRange is the range ClusterIPs are allocated from.
 	ServiceClusterIPRange string
+	// Address is where kube-apiserver serves and what it advertises;
+	// 127.0.0.1 when empty. A real node needs a non-loopback one that its
+	// pods reach (the node bridge's address).
+	Address string
 }
 
 // ControlPlane is a running set of control-plane processes.
@@ -53,7 +58,7 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	if err := ensurePKI(cp.path("pki")); err != nil {
+	if err := ensurePKI(cp.path("pki"), cp.apiserverIPs()); err != nil {
 		return nil, err
 	}
 	if err := cp.writeKubeconfigs(); err != nil {
@@ -90,7 +95,7 @@ func (cp *ControlPlane) RESTConfig() *rest.Config { return rest.CopyConfig(cp.re
 
 // Server is the kube-apiserver URL.
 func (cp *ControlPlane) Server() string {
-	return fmt.Sprintf("https://%s:%d", host, cp.cfg.APIServerPort)
+	return "https://" + net.JoinHostPort(cp.cfg.Address, strconv.Itoa(cp.cfg.APIServerPort))
 }
 
 // Healthy returns the first process that has died, if any.
@@ -166,7 +171,24 @@ func withDefaults(cfg Config) Config {
 	if cfg.ServiceClusterIPRange == "" {
 		cfg.ServiceClusterIPRange = "10.0.0.0/24"
 	}
+	if cfg.Address == "" {
+		cfg.Address = host
+	}
 	return cfg
+}
+
+// apiserverIPs are the addresses kube-apiserver's certificate must name:
+// loopback, the address it serves on, and the kubernetes Service's
+// ClusterIP (the first of the range), which pods use.
+func (cp *ControlPlane) apiserverIPs() []net.IP {
+	ips := []net.IP{net.ParseIP(host)}
+	if cp.cfg.Address != host {
+		ips = append(ips, net.ParseIP(cp.cfg.Address))
+	}
+	if prefix, err := netip.ParsePrefix(cp.cfg.ServiceClusterIPRange); err == nil {
+		ips = append(ips, net.IP(prefix.Masked().Addr().Next().AsSlice()))
+	}
+	return ips
 }
 
 func freePort() int {

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -39,9 +40,11 @@ type leafSpec struct {
 }
 
 // ensurePKI creates, once, every key and certificate the control plane needs
-// under dir. Existing files are reused so a resumed cluster keeps its
-// identity and service-account tokens stay valid.
-func ensurePKI(dir string) error {
+// under dir, the API server's for apiserverIPs. Existing files are reused so
+// a resumed cluster keeps its identity and service-account tokens stay
+// valid; only a server certificate that lacks a name it must carry is
+// issued again.
+func ensurePKI(dir string, apiserverIPs []net.IP) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating pki directory: %w", err)
 	}
@@ -56,7 +59,7 @@ func ensurePKI(dir string) error {
 	leaves := []leafSpec{
 		{file: "apiserver", cn: "kube-apiserver", server: true,
 			dns: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-			ips: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")}},
+			ips: apiserverIPs},
 		{file: "admin", cn: "virtflow-admin", orgs: []string{"system:masters"}},
 		{file: "controller-manager", cn: "system:kube-controller-manager"},
 		{file: "scheduler", cn: "system:kube-scheduler"},
@@ -106,7 +109,7 @@ func ensureCA(dir, name, cn string) (*authority, error) {
 
 func ensureLeaf(dir string, ca *authority, spec leafSpec) error {
 	certPath, keyPath := filepath.Join(dir, spec.file+".crt"), filepath.Join(dir, spec.file+".key")
-	if _, err := os.Stat(certPath); err == nil {
+	if covers(certPath, spec) {
 		return nil
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -128,6 +131,34 @@ func ensureLeaf(dir string, ca *authority, spec leafSpec) error {
 		return fmt.Errorf("signing %s: %w", spec.file, err)
 	}
 	return writePair(certPath, keyPath, der, key)
+}
+
+// covers reports whether the certificate at path exists and names every
+// address and DNS name spec asks for.
+func covers(path string, spec leafSpec) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return false
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return false
+	}
+	for _, ip := range spec.ips {
+		if !slices.ContainsFunc(cert.IPAddresses, ip.Equal) {
+			return false
+		}
+	}
+	for _, name := range spec.dns {
+		if !slices.Contains(cert.DNSNames, name) {
+			return false
+		}
+	}
+	return true
 }
 
 func ensureServiceAccountKey(keyPath, pubPath string) error {
