@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
-	"github.com/virtflow/virtflow/workflows/replaytest"
+	"github.com/virtflow/virtflow/replaytest"
 )
 
 // TestReplayRecordedHistories replays every history in testdata against

@@ -1,8 +1,9 @@
-// Package replaytest enforces the workflow versioning policy: every history
-// recorded in a workflow package's testdata replays against the current
-// code, and every workflow type has a recorded completed, failed and
-// cancelled run. A change that is not replay-safe and not behind
-// workflow.GetVersion fails the replay.
+// Package replaytest enforces the workflow versioning policy from the
+// workflow packages' tests: every history recorded in a package's testdata
+// replays against the current code, and every workflow type has a recorded
+// completed, failed and cancelled run. A change that is not replay-safe and
+// not behind workflow.GetVersion fails the replay. It reads files, so it
+// lives outside workflows/, whose code must stay free of side effects.
 package replaytest
 
 import (
