@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/virtflow/virtflow/node/csi/liveness"
@@ -24,15 +22,12 @@ func runLiveness(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", fmt.Sprintf(":%d", *port))
+	stop, err := serveHealth(fmt.Sprintf(":%d", *port), c.Handler())
 	if err != nil {
-		return fmt.Errorf("listening for health checks on port %d: %w", *port, err)
+		return err
 	}
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go func() { <-ctx.Done(); _ = srv.Close() }()
+	defer stop()
 	fmt.Fprintf(out, "probing the CSI driver at %s on /healthz, port %d\n", c.Address, *port)
-	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("serving health checks: %w", err)
-	}
+	<-ctx.Done()
 	return nil
 }

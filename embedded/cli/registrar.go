@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/virtflow/virtflow/node/csi/registrar"
 )
@@ -26,10 +24,6 @@ func runRegistrar(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if *health != "" {
-		l, err := net.Listen("tcp", *health)
-		if err != nil {
-			return fmt.Errorf("listening for health checks on %s: %w", *health, err)
-		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 			if err := registrar.Healthy(cfg); err != nil {
@@ -38,9 +32,11 @@ func runRegistrar(ctx context.Context, args []string, out io.Writer) error {
 			}
 			_, _ = w.Write([]byte("ok"))
 		})
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go func() { _ = srv.Serve(l) }()
-		defer srv.Close()
+		stop, err := serveHealth(*health, mux)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	fmt.Fprintf(out, "registering CSI driver %s (%s) in %s\n", cfg.DriverName, cfg.Endpoint, cfg.RegistrationDir)
 	err := registrar.Run(ctx, cfg)

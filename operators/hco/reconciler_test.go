@@ -236,7 +236,10 @@ func TestDeletionCancelsTheInstallThenUninstallsThenLetsGo(t *testing.T) {
 	require.Error(t, c.Get(ctx, req.NamespacedName, &hcov1beta1.HyperConverged{}), "HyperConverged is gone")
 }
 
-func TestAFailedUninstallIsReportedAndKeepsTheHyperConverged(t *testing.T) {
+// failedUninstall is an installed HyperConverged being deleted whose
+// uninstall workflow failed.
+func failedUninstall(t *testing.T) (*Reconciler, *fakeTemporal, crclient.Client, ctrl.Request) {
+	t.Helper()
 	r, ft, c, req := setup(t)
 	ctx := context.Background()
 	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
@@ -245,6 +248,12 @@ func TestAFailedUninstallIsReportedAndKeepsTheHyperConverged(t *testing.T) {
 	require.NoError(t, c.Delete(ctx, getHC(t, c, req)))
 	ft.statuses = map[string]enumspb.WorkflowExecutionStatus{"hco-uninstall-1234": enumspb.WORKFLOW_EXECUTION_STATUS_FAILED}
 	ft.failure = errors.New("cdis.cdi.kubevirt.io is forbidden")
+	return r, ft, c, req
+}
+
+func TestAFailedUninstallIsReportedAndKeepsTheHyperConverged(t *testing.T) {
+	r, _, c, req := failedUninstall(t)
+	ctx := context.Background()
 	res, err := r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	require.NotZero(t, res.RequeueAfter)
@@ -259,16 +268,9 @@ func TestAFailedUninstallIsReportedAndKeepsTheHyperConverged(t *testing.T) {
 var _ runtime.Object = &hcov1beta1.HyperConverged{}
 
 func TestAFailedUninstallIsStartedAgainAfterTheResync(t *testing.T) {
-	r, ft, c, req := setup(t)
-	ctx := context.Background()
-	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
-	_, err := r.Reconcile(ctx, req)
-	require.NoError(t, err)
-	require.NoError(t, c.Delete(ctx, getHC(t, c, req)))
-	ft.statuses = map[string]enumspb.WorkflowExecutionStatus{"hco-uninstall-1234": enumspb.WORKFLOW_EXECUTION_STATUS_FAILED}
-	ft.failure = errors.New("cdis.cdi.kubevirt.io is forbidden")
+	r, ft, _, req := failedUninstall(t)
 	ft.closedAgo = 2 * workflowstate.Resync
-	_, err = r.Reconcile(ctx, req)
+	_, err := r.Reconcile(context.Background(), req)
 	require.NoError(t, err)
 	require.Len(t, ft.started, 1, "the install was already done; only the uninstall starts")
 	require.Equal(t, "hco-uninstall-1234", ft.started[0].ID)
