@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 )
 
@@ -47,7 +48,13 @@ func (cp *ControlPlane) apiserverArgs() []string {
 		"--service-cluster-ip-range=" + cp.cfg.ServiceClusterIPRange,
 		"--authorization-mode=Node,RBAC",
 		"--allow-privileged=true",
-		"--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,DefaultStorageClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,ResourceQuota",
+		"--enable-admission-plugins=NamespaceLifecycle,NodeRestriction,ServiceAccount,DefaultStorageClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,ResourceQuota",
+		// Kubelets serve with certificates from the cluster CA (see
+		// NodeCredentials), so the API server verifies them.
+		"--kubelet-client-certificate=" + pki("apiserver-kubelet-client.crt"),
+		"--kubelet-client-key=" + pki("apiserver-kubelet-client.key"),
+		"--kubelet-certificate-authority=" + pki("ca.crt"),
+		"--kubelet-preferred-address-types=InternalIP,Hostname",
 		// Aggregated APIs (subresources.kubevirt.io) are reached through the
 		// front proxy identity below.
 		"--requestheader-client-ca-file=" + pki("front-proxy-ca.crt"),
@@ -57,7 +64,7 @@ func (cp *ControlPlane) apiserverArgs() []string {
 		"--requestheader-username-headers=X-Remote-User",
 		"--proxy-client-cert-file=" + pki("front-proxy-client.crt"),
 		"--proxy-client-key-file=" + pki("front-proxy-client.key"),
-		"--endpoint-reconciler-type=none",
+		"--endpoint-reconciler-type=" + cp.endpointReconciler(),
 		"--profiling=false",
 		"--v=1",
 	}
@@ -94,4 +101,13 @@ func (cp *ControlPlane) schedulerArgs() []string {
 		"--leader-elect=false",
 		fmt.Sprintf("--v=%d", 1),
 	}
+}
+
+// endpointReconciler publishes the kubernetes Service's endpoints only when
+// pods can reach the address: the reconciler refuses a loopback one.
+func (cp *ControlPlane) endpointReconciler() string {
+	if net.ParseIP(cp.cfg.Address).IsLoopback() {
+		return "none"
+	}
+	return "lease"
 }

@@ -6,7 +6,6 @@ package controlplane
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -18,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/virtflow/virtflow/embedded/process"
 )
 
 // Config says where the control plane keeps its state and which ports it uses.
@@ -41,7 +42,7 @@ type Config struct {
 // ControlPlane is a running set of control-plane processes.
 type ControlPlane struct {
 	cfg        Config
-	procs      []*process
+	procs      process.Group
 	kubeconfig string
 	restConfig *rest.Config
 }
@@ -52,7 +53,7 @@ const host = "127.0.0.1"
 // then starts kube-controller-manager and kube-scheduler.
 func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	cfg = withDefaults(cfg)
-	cp := &ControlPlane{cfg: cfg}
+	cp := &ControlPlane{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs")}}
 	for _, d := range []string{cp.path("logs"), cp.path("etcd")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
@@ -99,32 +100,13 @@ func (cp *ControlPlane) Server() string {
 }
 
 // Healthy returns the first process that has died, if any.
-func (cp *ControlPlane) Healthy() error {
-	for _, p := range cp.procs {
-		if err := p.exited(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (cp *ControlPlane) Healthy() error { return cp.procs.Healthy() }
 
 // Stop stops the processes in reverse start order.
-func (cp *ControlPlane) Stop() error {
-	var errs []error
-	for i := len(cp.procs) - 1; i >= 0; i-- {
-		errs = append(errs, cp.procs[i].stop(15*time.Second))
-	}
-	cp.procs = nil
-	return errors.Join(errs...)
-}
+func (cp *ControlPlane) Stop() error { return cp.procs.Stop(15 * time.Second) }
 
 func (cp *ControlPlane) start(name string, args []string) error {
-	p, err := startProcess(cp.path("logs"), name, filepath.Join(cp.cfg.BinDir, name), args)
-	if err != nil {
-		return err
-	}
-	cp.procs = append(cp.procs, p)
-	return nil
+	return cp.procs.Start(name, filepath.Join(cp.cfg.BinDir, name), args)
 }
 
 func (cp *ControlPlane) waitReady(ctx context.Context) error {

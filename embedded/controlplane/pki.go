@@ -64,6 +64,10 @@ func ensurePKI(dir string, apiserverIPs []net.IP) error {
 		{file: "controller-manager", cn: "system:kube-controller-manager"},
 		{file: "scheduler", cn: "system:kube-scheduler"},
 		{file: "virtflow", cn: "system:serviceaccount:kubevirt-hyperconverged:virtflow", orgs: []string{"system:serviceaccounts", "system:serviceaccounts:kubevirt-hyperconverged"}},
+		// kube-apiserver's identity towards kubelets (logs, exec, port-forward).
+		{file: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", orgs: []string{"system:masters"}},
+		// kube-proxy's identity, bound by the default system:node-proxier binding.
+		{file: "kube-proxy", cn: "system:kube-proxy"},
 	}
 	for _, l := range leaves {
 		if err := ensureLeaf(dir, ca, l); err != nil {

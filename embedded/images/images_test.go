@@ -1,0 +1,76 @@
+package images
+
+import (
+	"archive/tar"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/stretchr/testify/require"
+)
+
+func sample(t *testing.T, content string) Image {
+	src := filepath.Join(t.TempDir(), "tool")
+	require.NoError(t, os.WriteFile(src, []byte(content), 0o700))
+	return Image{
+		Ref: "virtflow.local/sample:1",
+		Layers: [][]Entry{{
+			{Path: "/usr/bin/tool", Source: src, Mode: 0o755},
+			{Path: "/bin/sh", Link: "/usr/bin/tool"},
+		}},
+		Entrypoint: []string{"/usr/bin/tool"}, User: "65534",
+	}
+}
+
+func TestAnUnchangedImageHasTheSameDigestAndAChangedOneAnother(t *testing.T) {
+	a, err := sample(t, "one").Build()
+	require.NoError(t, err)
+	b, err := sample(t, "one").Build()
+	require.NoError(t, err)
+	c, err := sample(t, "two").Build()
+	require.NoError(t, err)
+	da, _ := a.Digest()
+	db, _ := b.Digest()
+	dc, _ := c.Digest()
+	require.Equal(t, da, db)
+	require.NotEqual(t, da, dc)
+}
+
+func TestTheArchiveHoldsTheFilesTheirParentsAndTheConfig(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "image.tar")
+	require.NoError(t, sample(t, "one").WriteArchive(file))
+	tag, err := name.NewTag("virtflow.local/sample:1")
+	require.NoError(t, err)
+	img, err := tarball.ImageFromPath(file, &tag)
+	require.NoError(t, err)
+	cfg, err := img.ConfigFile()
+	require.NoError(t, err)
+	require.Equal(t, []string{"/usr/bin/tool"}, cfg.Config.Entrypoint)
+	require.Equal(t, "65534", cfg.Config.User)
+	require.Equal(t, "amd64", cfg.Architecture)
+
+	layers, err := img.Layers()
+	require.NoError(t, err)
+	require.Len(t, layers, 1)
+	rc, err := layers[0].Uncompressed()
+	require.NoError(t, err)
+	defer rc.Close()
+	got := map[string]*tar.Header{}
+	tr := tar.NewReader(rc)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		got[hdr.Name] = hdr
+	}
+	require.Equal(t, byte(tar.TypeDir), got["usr/"].Typeflag)
+	require.Equal(t, byte(tar.TypeDir), got["usr/bin/"].Typeflag)
+	require.Equal(t, int64(0o755), got["usr/bin/tool"].Mode, "the entry's mode, not the source's")
+	require.Equal(t, int64(3), got["usr/bin/tool"].Size)
+	require.Equal(t, "/usr/bin/tool", got["bin/sh"].Linkname)
+}

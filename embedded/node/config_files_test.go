@@ -1,0 +1,78 @@
+package node
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/stretchr/testify/require"
+	proxyv1alpha1 "k8s.io/kube-proxy/config/v1alpha1"
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/hostnet"
+)
+
+func testNode() *Node {
+	return &Node{cfg: withDefaults(Config{
+		Name: "n1", DataDir: "/data", ClusterDNS: "10.0.0.10",
+		Bridge:      hostnet.Bridge{Name: "vf0", Address: netip.MustParsePrefix("10.244.0.1/24")},
+		Credentials: controlplane.NodeCredentials{CAFile: "/pki/ca.crt", ProxyKubeconfig: "/kp"},
+	})}
+}
+
+func TestContainerdConfigCarriesTheSettingsThisHostNeeds(t *testing.T) {
+	var conf map[string]any
+	require.NoError(t, toml.Unmarshal([]byte(testNode().containerdConfig()), &conf))
+	require.EqualValues(t, 4, conf["version"])
+	plugins := conf["plugins"].(map[string]any)
+	grpc := plugins["io.containerd.server.v1.grpc"].(map[string]any)
+	require.Equal(t, "/run/virtflow/n1/containerd.sock", grpc["address"])
+	runtime := plugins["io.containerd.cri.v1.runtime"].(map[string]any)
+	require.Equal(t, true, runtime["restrict_oom_score_adj"], "no CAP_SYS_RESOURCE here")
+	images := plugins["io.containerd.cri.v1.images"].(map[string]any)
+	require.Equal(t, PauseImage, images["pinned_images"].(map[string]any)["sandbox"])
+	require.Empty(t, conf["imports"], "nothing from /etc/containerd")
+}
+
+// Strict decoding into the upstream types catches a misspelt field, which
+// the kubelet and kube-proxy would only warn about.
+func TestKubeletAndProxyConfigurationsDecodeStrictly(t *testing.T) {
+	n := testNode()
+	data, err := n.kubeletConfig()
+	require.NoError(t, err)
+	var kc kubeletv1beta1.KubeletConfiguration
+	require.NoError(t, yaml.UnmarshalStrict(data, &kc))
+	require.Equal(t, "cgroupfs", kc.CgroupDriver)
+	require.Equal(t, []string{"10.0.0.10"}, kc.ClusterDNS)
+	require.Equal(t, "10.244.0.1", kc.Address)
+	require.False(t, *kc.FailSwapOn)
+
+	data, err = n.proxyConfig()
+	require.NoError(t, err)
+	var pc proxyv1alpha1.KubeProxyConfiguration
+	require.NoError(t, yaml.UnmarshalStrict(data, &pc))
+	require.Equal(t, "nftables", string(pc.Mode))
+	require.Equal(t, "10.244.0.0/24", pc.ClusterCIDR)
+	require.Equal(t, int32(0), *pc.Conntrack.MaxPerCore)
+}
+
+func TestCNIConfigHandsOutTheBridgePrefixWithTheBridgeAsGateway(t *testing.T) {
+	data, err := testNode().cniConfig()
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"subnet": "10.244.0.0/24"`)
+	require.Contains(t, string(data), `"gateway": "10.244.0.1"`)
+	require.Contains(t, string(data), `"bridge": "vf0"`)
+}
+
+func TestOnlyATableWithoutRulesIsRuleless(t *testing.T) {
+	empty := "table ip filter {\n\tchain INPUT {\n\t\ttype filter hook input priority filter; policy accept;\n\t}\n}\n"
+	require.True(t, ruleless(empty))
+	withRule := "table ip nat {\n\tchain POSTROUTING {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n\t\tip saddr 10.0.0.2 masquerade\n\t}\n}\n"
+	require.False(t, ruleless(withRule))
+}
+
+func TestMountPointsAreUnescaped(t *testing.T) {
+	require.Equal(t, "/var/lib/a b\\c", unescapeMount(`/var/lib/a\040b\134c`))
+}

@@ -1,0 +1,151 @@
+// Package node runs a real Kubernetes node on this machine: containerd (v2,
+// with Debian's runc and CNI plugins) and the pinned kubelet and kube-proxy,
+// attached to a bridge of the node's own whose address is the node IP and
+// the pods' gateway. Its state lives under one data directory, so a second
+// start resumes the same node and the pods it left running.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/hostnet"
+	"github.com/virtflow/virtflow/embedded/images"
+	"github.com/virtflow/virtflow/embedded/process"
+)
+
+// Config describes one node.
+type Config struct {
+	// Name is the Node's name.
+	Name string
+	// DataDir keeps containerd's images and snapshots, the kubelet's root,
+	// the CNI allocations and the logs.
+	DataDir string
+	// StateDir keeps sockets and runtime state; /run/virtflow/<name> when
+	// empty.
+	StateDir string
+	// KubeBinDir holds kubelet and kube-proxy; ContainerdBinDir holds
+	// containerd, containerd-shim-runc-v2 and ctr.
+	KubeBinDir, ContainerdBinDir string
+	// Runc is the OCI runtime; /usr/sbin/runc when empty.
+	Runc string
+	// CNIBinDir holds the CNI plugins; /usr/lib/cni when empty.
+	CNIBinDir string
+	// Bridge is the node's bridge; its address is the node IP and its
+	// prefix the pod network. It must exist (hostnet.Bridge.Ensure).
+	Bridge hostnet.Bridge
+	// Credentials are the kubelet's and kube-proxy's.
+	Credentials controlplane.NodeCredentials
+	// ClusterDNS is the DNS Service's ClusterIP pods resolve with; empty
+	// leaves pods with the host's resolver.
+	ClusterDNS string
+	// ClusterDomain is cluster.local when empty.
+	ClusterDomain string
+	// PauseBinary is the sandbox process put in the pause image.
+	PauseBinary string
+	// Images are imported into containerd at every start (unchanged ones
+	// cost nothing).
+	Images []images.Image
+}
+
+// Node is a running node.
+type Node struct {
+	cfg   Config
+	procs process.Group
+	host  hostRecord
+}
+
+// Start starts containerd, imports the images, then starts the kubelet and
+// kube-proxy. The caller waits for the Node to be Ready (WaitReady).
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	if os.Geteuid() != 0 {
+		return nil, errors.New("a node needs root: containerd and runc create namespaces, cgroups and mounts for pods, and the kubelet and kube-proxy program the host's network")
+	}
+	cfg = withDefaults(cfg)
+	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs")}}
+	if err := n.start(ctx); err != nil {
+		return nil, errors.Join(err, n.Stop())
+	}
+	return n, nil
+}
+
+func (n *Node) start(ctx context.Context) error {
+	for _, d := range []string{n.path("logs"), n.statePath()} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	if err := n.recordHost(ctx); err != nil {
+		return err
+	}
+	if err := n.startContainerd(ctx); err != nil {
+		return err
+	}
+	if err := n.importImages(ctx); err != nil {
+		return err
+	}
+	if err := n.writeNetworkConfig(); err != nil {
+		return err
+	}
+	if err := n.startKubelet(); err != nil {
+		return err
+	}
+	return n.startProxy()
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.StateDir == "" {
+		cfg.StateDir = filepath.Join("/run/virtflow", cfg.Name)
+	}
+	if cfg.Runc == "" {
+		cfg.Runc = "/usr/sbin/runc"
+	}
+	if cfg.CNIBinDir == "" {
+		cfg.CNIBinDir = "/usr/lib/cni"
+	}
+	if cfg.ClusterDomain == "" {
+		cfg.ClusterDomain = "cluster.local"
+	}
+	return cfg
+}
+
+// IP is the node's address.
+func (n *Node) IP() netip.Addr { return n.cfg.Bridge.Address.Addr() }
+
+// ContainerdSocket is containerd's gRPC socket.
+func (n *Node) ContainerdSocket() string { return n.statePath("containerd.sock") }
+
+// LogDir holds containerd.log, kubelet.log and kube-proxy.log.
+func (n *Node) LogDir() string { return n.path("logs") }
+
+// Healthy returns the first node process that has died, if any.
+func (n *Node) Healthy() error { return n.procs.Healthy() }
+
+// Stop stops kube-proxy, the kubelet and containerd, in that order, and
+// puts back the kernel settings the kubelet changed. Pods keep running:
+// their containers belong to containerd's shims, not to containerd, so
+// virtual machines survive a stop of the platform.
+func (n *Node) Stop() error {
+	return errors.Join(n.procs.Stop(stopGrace), n.restoreSysctls())
+}
+
+// stopGrace is how long a node process has to exit after SIGTERM.
+const stopGrace = 30 * time.Second
+
+func (n *Node) run(name, bin string, args []string, env ...string) error {
+	return n.procs.Start(name, bin, args, env...)
+}
+
+func (n *Node) path(elem ...string) string {
+	return filepath.Join(append([]string{n.cfg.DataDir}, elem...)...)
+}
+
+func (n *Node) statePath(elem ...string) string {
+	return filepath.Join(append([]string{n.cfg.StateDir}, elem...)...)
+}

@@ -1,0 +1,163 @@
+//go:build integration
+
+// Package node tests the embedded node on its own: a real kube-apiserver
+// reachable on the node bridge, containerd, the kubelet and kube-proxy, and
+// pods from images built on this machine.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/hostnet"
+	"github.com/virtflow/virtflow/embedded/images"
+	"github.com/virtflow/virtflow/embedded/node"
+)
+
+const nodeName = "virtflow-test-node"
+
+// cluster is the control plane and node every test here shares.
+type cluster struct {
+	cp      *controlplane.ControlPlane
+	node    *node.Node
+	cs      kubernetes.Interface
+	bridge  hostnet.Bridge
+	kubectl string
+	dir     string
+	// restoreForwarding puts back the host's IP forwarding setting.
+	restoreForwarding func() error
+}
+
+var env *cluster
+
+// bridge is a prefix no machine of this kind uses for anything else.
+var bridge = hostnet.Bridge{Name: "virtflowtest0", Address: netip.MustParsePrefix("10.247.0.1/24")}
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "node test setup:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func run(m *testing.M) (code int, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "virtflow-node-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	c := &cluster{dir: dir, bridge: bridge}
+	before := snapshotHost(dir)
+	err = c.start(ctx)
+	if err == nil {
+		env = c
+		code = m.Run()
+	}
+	// Purging the node must leave the host as it was before the start.
+	return code, errors.Join(err, c.stop(), differences(before, snapshotHost(dir)))
+}
+
+func (c *cluster) start(ctx context.Context) error {
+	say := func(s string) { fmt.Println(s) }
+	kubeBin, err := binaries.Ensure(ctx, "../../tools/k8s", binaries.DefaultCacheRoot(), say)
+	if err != nil {
+		return err
+	}
+	ctrdBin, err := binaries.EnsureContainerd(ctx, "../../tools/containerd", binaries.DefaultCacheRoot(), say)
+	if err != nil {
+		return err
+	}
+	c.kubectl = filepath.Join(kubeBin, "kubectl")
+	if _, err := c.bridge.Ensure(ctx); err != nil {
+		return err
+	}
+	if c.restoreForwarding, err = hostnet.Forwarding(""); err != nil {
+		return err
+	}
+	c.cp, err = controlplane.Start(ctx, controlplane.Config{
+		DataDir: filepath.Join(c.dir, "kubernetes"), BinDir: kubeBin, Address: c.bridge.Address.Addr().String(),
+	})
+	if err != nil {
+		return err
+	}
+	creds, err := c.cp.NodeCredentials(nodeName, c.bridge.Address.Addr().AsSlice())
+	if err != nil {
+		return err
+	}
+	pause := filepath.Join(c.dir, "pause")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", pause, "../../cmd/pause").CombinedOutput(); err != nil {
+		return fmt.Errorf("building pause: %w\n%s", err, out)
+	}
+	c.node, err = node.Start(ctx, node.Config{
+		Name: nodeName, DataDir: filepath.Join(c.dir, "node"), KubeBinDir: kubeBin, ContainerdBinDir: ctrdBin,
+		Bridge: c.bridge, Credentials: creds, PauseBinary: pause, Images: []images.Image{busybox()},
+	})
+	if err != nil {
+		return err
+	}
+	if c.cs, err = kubernetes.NewForConfig(c.cp.RESTConfig()); err != nil {
+		return err
+	}
+	if err := c.node.WaitReady(ctx, c.cs); err != nil {
+		return err
+	}
+	return waitDefaultServiceAccount(ctx, c.cs)
+}
+
+// waitDefaultServiceAccount waits for kube-controller-manager to create the
+// default namespace's service account, without which no pod is admitted.
+func waitDefaultServiceAccount(ctx context.Context, cs kubernetes.Interface) error {
+	for {
+		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no default service account: %w", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (c *cluster) stop() error {
+	var errs []error
+	if c.node != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		errs = append(errs, c.node.Purge(ctx))
+	}
+	if c.cp != nil {
+		errs = append(errs, c.cp.Stop())
+	}
+	if c.restoreForwarding != nil {
+		errs = append(errs, c.restoreForwarding())
+	}
+	errs = append(errs, c.bridge.Remove(context.Background()))
+	return errors.Join(errs...)
+}
+
+// busybox is Debian's static busybox with the applets the tests use.
+func busybox() images.Image {
+	entries := []images.Entry{{Path: "/bin/busybox", Source: "/bin/busybox", Mode: 0o755}}
+	for _, applet := range []string{"sh", "echo", "sleep", "cat", "ls", "ps", "id", "hostname", "nslookup", "wget", "ip"} {
+		entries = append(entries, images.Entry{Path: "/bin/" + applet, Link: "busybox"})
+	}
+	return images.Image{Ref: "virtflow.local/busybox:1", Layers: [][]images.Entry{entries}, Env: []string{"PATH=/bin"}}
+}
