@@ -68,7 +68,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, errors.New("a node needs root: containerd and runc create namespaces, cgroups and mounts for pods, and the kubelet and kube-proxy program the host's network")
 	}
 	cfg = withDefaults(cfg)
-	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs")}}
+	// Restarted when killed, as a service manager would: pods outlive both.
+	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs"), Restart: true}}
 	if err := n.start(ctx); err != nil {
 		return nil, errors.Join(err, n.Stop())
 	}
@@ -124,8 +125,11 @@ func (n *Node) ContainerdSocket() string { return n.statePath("containerd.sock")
 // LogDir holds containerd.log, kubelet.log and kube-proxy.log.
 func (n *Node) LogDir() string { return n.path("logs") }
 
-// Healthy returns the first node process that has died, if any.
+// Healthy returns a node process that keeps dying, if any.
 func (n *Node) Healthy() error { return n.procs.Healthy() }
+
+// PID is the current process ID of containerd, kubelet or kube-proxy.
+func (n *Node) PID(name string) int { return n.procs.PID(name) }
 
 // Stop stops kube-proxy, the kubelet and containerd, in that order, and
 // puts back the kernel settings the kubelet changed. Pods keep running:

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 )
@@ -107,43 +106,4 @@ func Tail(path string, n int64) string {
 	buf := make([]byte, st.Size()-off)
 	_, _ = f.ReadAt(buf, off)
 	return string(buf)
-}
-
-// Group is processes started in order and stopped in reverse.
-type Group struct {
-	// LogDir receives each process's log.
-	LogDir string
-	procs  []*Process
-}
-
-// Start starts a process and adds it to the group.
-func (g *Group) Start(name, bin string, args []string, env ...string) error {
-	p, err := Start(g.LogDir, name, bin, args, env...)
-	if err != nil {
-		return err
-	}
-	g.procs = append(g.procs, p)
-	return nil
-}
-
-// Healthy returns the first process that has died, if any.
-func (g *Group) Healthy() error {
-	for _, p := range g.procs {
-		if err := p.Exited(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Stop stops the named processes, or all when none are named, newest
-// first; stopped ones stay in the group.
-func (g *Group) Stop(grace time.Duration, names ...string) error {
-	var errs []error
-	for i := len(g.procs) - 1; i >= 0; i-- {
-		if len(names) == 0 || slices.Contains(names, g.procs[i].name) {
-			errs = append(errs, g.procs[i].Stop(grace))
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -156,7 +156,7 @@ func (c *cluster) stop() error {
 // busybox is Debian's static busybox with the applets the tests use.
 func busybox() images.Image {
 	entries := []images.Entry{{Path: "/bin/busybox", Source: "/bin/busybox", Mode: 0o755}}
-	for _, applet := range []string{"sh", "echo", "sleep", "cat", "ls", "ps", "id", "hostname", "nslookup", "wget", "ip"} {
+	for _, applet := range []string{"sh", "echo", "sleep", "cat", "cut", "ls", "ps", "id", "hostname", "nslookup", "wget", "ip"} {
 		entries = append(entries, images.Entry{Path: "/bin/" + applet, Link: "busybox"})
 	}
 	return images.Image{Ref: "virtflow.local/busybox:1", Layers: [][]images.Entry{entries}, Env: []string{"PATH=/bin"}}
