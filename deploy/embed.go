@@ -1,5 +1,6 @@
 // Package deploy holds the manifests virtflow installs: CRDs generated from
-// the Go types (crds/, see cmd/crdgen) and RBAC. They are embedded so the
+// the Go types (crds/, see cmd/crdgen), RBAC, and the embedded node's
+// add-ons (embedded/). They are embedded so the
 // all-in-one binary installs exactly what it was built with.
 package deploy
 
@@ -10,7 +11,7 @@ import (
 	"sort"
 )
 
-//go:embed crds/*.yaml rbac/*.yaml
+//go:embed crds/*.yaml rbac/*.yaml embedded/*.yaml
 var files embed.FS
 
 // CRDs returns the CRD manifests, sorted by file name.
@@ -18,6 +19,10 @@ func CRDs() (map[string][]byte, error) { return read("crds") }
 
 // RBAC returns the RBAC manifests, sorted by file name.
 func RBAC() (map[string][]byte, error) { return read("rbac") }
+
+// ClusterDNS is the embedded node's CoreDNS, with CLUSTER_DNS_IP standing
+// for the DNS Service's ClusterIP.
+func ClusterDNS() ([]byte, error) { return files.ReadFile("embedded/coredns.yaml") }
 
 func read(dir string) (map[string][]byte, error) {
 	entries, err := fs.ReadDir(files, dir)

@@ -19,25 +19,49 @@ var ContainerdPackages = map[string]string{
 // and ctr, built once from toolsDir (the tools/containerd module) into a
 // cache directory named after the pinned containerd version.
 func EnsureContainerd(ctx context.Context, toolsDir, cacheRoot string, progress func(string)) (string, error) {
-	version, err := pinnedVersion(filepath.Join(toolsDir, "go.mod"), "github.com/containerd/containerd/v2")
+	const module = "github.com/containerd/containerd/v2"
+	pkgPrefix := module + "/version."
+	ldflags := func(version string) string {
+		return "-s -w -X " + pkgPrefix + "Version=" + version + " -X " + pkgPrefix + "Revision=" + version
+	}
+	// No btrfs: its snapshotter needs cgo headers, and the node uses
+	// overlayfs.
+	return ensureTool(ctx, tool{dir: toolsDir, module: module, cacheName: "containerd", packages: ContainerdPackages, ldflags: ldflags, tags: []string{"no_btrfs"}}, cacheRoot, progress)
+}
+
+// EnsureCoreDNS returns a directory holding coredns, built once from
+// toolsDir (the tools/coredns module).
+func EnsureCoreDNS(ctx context.Context, toolsDir, cacheRoot string, progress func(string)) (string, error) {
+	const module = "github.com/coredns/coredns"
+	ldflags := func(string) string { return "-s -w" }
+	return ensureTool(ctx, tool{dir: toolsDir, module: module, cacheName: "coredns", packages: map[string]string{"coredns": module}, ldflags: ldflags}, cacheRoot, progress)
+}
+
+// tool is a module pinned by a tools module whose commands are built into
+// <cacheRoot>/<cacheName>-<version>/bin.
+type tool struct {
+	dir, module, cacheName string
+	packages               map[string]string
+	ldflags                func(version string) string
+	tags                   []string
+}
+
+func ensureTool(ctx context.Context, t tool, cacheRoot string, progress func(string)) (string, error) {
+	version, err := pinnedVersion(filepath.Join(t.dir, "go.mod"), t.module)
 	if err != nil {
 		return "", err
 	}
-	binDir := filepath.Join(cacheRoot, "containerd-"+version, "bin")
+	binDir := filepath.Join(cacheRoot, t.cacheName+"-"+version, "bin")
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return "", fmt.Errorf("creating %s: %w", binDir, err)
 	}
-	pkgPrefix := "github.com/containerd/containerd/v2/version."
-	ldflags := "-s -w -X " + pkgPrefix + "Version=" + version + " -X " + pkgPrefix + "Revision=" + version
-	for _, name := range []string{"containerd", "containerd-shim-runc-v2", "ctr"} {
+	for name, pkg := range t.packages {
 		out := filepath.Join(binDir, name)
 		if st, err := os.Stat(out); err == nil && st.Mode()&0o111 != 0 {
 			continue
 		}
 		progress(fmt.Sprintf("building %s (first run only, cached in %s)", name, binDir))
-		// No btrfs: its snapshotter needs cgo headers, and the node uses
-		// overlayfs.
-		if err := build(ctx, toolsDir, out, ContainerdPackages[name], ldflags, "no_btrfs"); err != nil {
+		if err := build(ctx, t.dir, out, pkg, t.ldflags(version), t.tags...); err != nil {
 			return "", err
 		}
 	}

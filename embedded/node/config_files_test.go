@@ -76,3 +76,13 @@ func TestOnlyATableWithoutRulesIsRuleless(t *testing.T) {
 func TestMountPointsAreUnescaped(t *testing.T) {
 	require.Equal(t, "/var/lib/a b\\c", unescapeMount(`/var/lib/a\040b\134c`))
 }
+
+func TestASecondNodeOfTheSameNameIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	first := &Node{cfg: withDefaults(Config{Name: "n1", StateDir: dir + "/n1"})}
+	require.NoError(t, first.takeLock())
+	second := &Node{cfg: withDefaults(Config{Name: "n1", StateDir: dir + "/n1"})}
+	require.ErrorContains(t, second.takeLock(), "node n1 is already running on this machine")
+	require.NoError(t, first.Stop())
+	require.NoError(t, second.takeLock(), "free once the first stops")
+}

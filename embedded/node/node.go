@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
@@ -59,6 +61,9 @@ type Node struct {
 	cfg   Config
 	procs process.Group
 	host  hostRecord
+	// lock is held while the node runs: a second node of the same name
+	// would share its state directory and fixed paths.
+	lock *os.File
 }
 
 // Start starts containerd, imports the images, then starts the kubelet and
@@ -77,6 +82,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 }
 
 func (n *Node) start(ctx context.Context) error {
+	if err := n.takeLock(); err != nil {
+		return err
+	}
 	for _, d := range []string{n.path("logs"), n.statePath()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
@@ -136,7 +144,30 @@ func (n *Node) PID(name string) int { return n.procs.PID(name) }
 // their containers belong to containerd's shims, not to containerd, so
 // virtual machines survive a stop of the platform.
 func (n *Node) Stop() error {
-	return errors.Join(n.procs.Stop(stopGrace), n.restoreSysctls())
+	err := errors.Join(n.procs.Stop(stopGrace), n.restoreSysctls())
+	if n.lock != nil {
+		n.lock.Close()
+		n.lock = nil
+	}
+	return err
+}
+
+// takeLock holds an exclusive lock beside the state directory.
+func (n *Node) takeLock() error {
+	file := n.cfg.StateDir + ".lock"
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(file), err)
+	}
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", file, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return fmt.Errorf("node %s is already running on this machine (%s is locked)", n.cfg.Name, file)
+	}
+	n.lock = f
+	return nil
 }
 
 // stopGrace is how long a node process has to exit after SIGTERM.

@@ -35,7 +35,7 @@ func (n *Node) Purge(ctx context.Context) error {
 	errs = append(errs, unmountUnder(n.cfg.DataDir, n.cfg.StateDir))
 	errs = append(errs, removeLogLinks(n.path("pod-logs")))
 	errs = append(errs, n.removeFixedPaths())
-	errs = append(errs, os.RemoveAll(n.cfg.StateDir))
+	errs = append(errs, os.RemoveAll(n.cfg.StateDir), os.RemoveAll(n.cfg.StateDir+".lock"))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

@@ -1,23 +1,19 @@
 package platform
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/deploy"
+	"github.com/virtflow/virtflow/kube/apply"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
@@ -41,7 +37,7 @@ func InstallManifests(ctx context.Context, cfg *rest.Config) error {
 	var crdNames []string
 	for _, set := range []map[string][]byte{crds, rbac} {
 		for _, name := range deploy.SortedNames(set) {
-			objs, err := applyYAML(ctx, c, set[name])
+			objs, err := apply.Manifests(ctx, c, set[name], string(fieldOwner))
 			if err != nil {
 				return fmt.Errorf("applying %s: %w", name, err)
 			}
@@ -53,27 +49,6 @@ func InstallManifests(ctx context.Context, cfg *rest.Config) error {
 		}
 	}
 	return waitEstablished(ctx, c, crdNames)
-}
-
-func applyYAML(ctx context.Context, c client.Client, data []byte) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, fmt.Errorf("decoding manifest: %w", err)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
-		if err := c.Patch(ctx, obj, client.Apply, fieldOwner, client.ForceOwnership); err != nil {
-			return nil, fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
-		out = append(out, obj)
-	}
 }
 
 func waitEstablished(ctx context.Context, c client.Client, names []string) error {

@@ -35,7 +35,7 @@ func snapshotHost(dir string) hostState {
 	s["kubepods cgroups"] = strings.Join(cgroups, " ")
 	s["mounts under "+dir] = strings.Join(mountsUnder(dir), " ")
 	s["processes of "+dir] = command("pgrep", "-af", dir)
-	for _, p := range []string{"/run/containerd", "/var/lib/kubelet", "/var/lib/cni", "/var/log/pods", "/run/virtflow/" + nodeName} {
+	for _, p := range []string{"/run/containerd", "/var/lib/kubelet", "/var/lib/cni", "/var/log/pods", "/run/virtflow/" + nodeName, "/run/virtflow/" + nodeName + ".lock"} {
 		_, err := os.Lstat(p)
 		s["exists "+p] = fmt.Sprint(err == nil)
 	}

@@ -18,8 +18,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/clusterdns"
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
@@ -27,6 +29,9 @@ import (
 )
 
 const nodeName = "virtflow-test-node"
+
+// serviceCIDR is where ClusterIPs come from; DNS takes its tenth address.
+const serviceCIDR = "10.0.0.0/24"
 
 // cluster is the control plane and node every test here shares.
 type cluster struct {
@@ -83,6 +88,14 @@ func (c *cluster) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dnsBin, err := binaries.EnsureCoreDNS(ctx, "../../tools/coredns", binaries.DefaultCacheRoot(), say)
+	if err != nil {
+		return err
+	}
+	dnsIP, err := clusterdns.ServiceIP(serviceCIDR)
+	if err != nil {
+		return err
+	}
 	c.kubectl = filepath.Join(kubeBin, "kubectl")
 	if _, err := c.bridge.Ensure(ctx); err != nil {
 		return err
@@ -92,6 +105,7 @@ func (c *cluster) start(ctx context.Context) error {
 	}
 	c.cp, err = controlplane.Start(ctx, controlplane.Config{
 		DataDir: filepath.Join(c.dir, "kubernetes"), BinDir: kubeBin, Address: c.bridge.Address.Addr().String(),
+		ServiceClusterIPRange: serviceCIDR,
 	})
 	if err != nil {
 		return err
@@ -106,7 +120,8 @@ func (c *cluster) start(ctx context.Context) error {
 	}
 	c.node, err = node.Start(ctx, node.Config{
 		Name: nodeName, DataDir: filepath.Join(c.dir, "node"), KubeBinDir: kubeBin, ContainerdBinDir: ctrdBin,
-		Bridge: c.bridge, Credentials: creds, PauseBinary: pause, Images: []images.Image{busybox()},
+		Bridge: c.bridge, Credentials: creds, PauseBinary: pause, ClusterDNS: dnsIP,
+		Images: []images.Image{busybox(), clusterdns.Image(dnsBin)},
 	})
 	if err != nil {
 		return err
@@ -115,6 +130,16 @@ func (c *cluster) start(ctx context.Context) error {
 		return err
 	}
 	if err := c.node.WaitReady(ctx, c.cs); err != nil {
+		return err
+	}
+	admin, err := crclient.New(c.cp.RESTConfig(), crclient.Options{})
+	if err != nil {
+		return err
+	}
+	if err := clusterdns.Install(ctx, admin, dnsIP); err != nil {
+		return err
+	}
+	if err := clusterdns.WaitReady(ctx, admin); err != nil {
 		return err
 	}
 	return waitDefaultServiceAccount(ctx, c.cs)
@@ -156,7 +181,7 @@ func (c *cluster) stop() error {
 // busybox is Debian's static busybox with the applets the tests use.
 func busybox() images.Image {
 	entries := []images.Entry{{Path: "/bin/busybox", Source: "/bin/busybox", Mode: 0o755}}
-	for _, applet := range []string{"sh", "echo", "sleep", "cat", "cut", "ls", "ps", "id", "hostname", "nslookup", "wget", "ip"} {
+	for _, applet := range []string{"sh", "echo", "sleep", "cat", "cut", "httpd", "mkdir", "ls", "ps", "id", "hostname", "nslookup", "nc", "printf", "ip"} {
 		entries = append(entries, images.Entry{Path: "/bin/" + applet, Link: "busybox"})
 	}
 	return images.Image{Ref: "virtflow.local/busybox:1", Layers: [][]images.Entry{entries}, Env: []string{"PATH=/bin"}}

@@ -39,9 +39,20 @@ func runPod(t *testing.T, name string, command string, labels map[string]string)
 
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(env.kubectl, append([]string{"--kubeconfig", env.cp.KubeconfigPath()}, args...)...).CombinedOutput()
-	require.NoError(t, err, string(out))
-	return string(out)
+	out, err := kubectlOutput(args...)
+	require.NoError(t, err, out)
+	return out
+}
+
+// kubectlOutput runs kubectl as the admin and returns its standard output,
+// or with an error, its standard error too.
+func kubectlOutput(args ...string) (string, error) {
+	cmd := exec.Command(env.kubectl, append([]string{"--kubeconfig", env.cp.KubeconfigPath()}, args...)...)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out) + string(ee.Stderr), err
+	}
+	return string(out), err
 }
 
 // A killed kubelet and containerd come back; the pod's container, which
@@ -65,8 +76,8 @@ func TestKillingTheKubeletAndContainerdLeavesPodsRunning(t *testing.T) {
 	// kubelet serves.
 	var startedAfter string
 	require.Eventually(t, func() bool {
-		out, err := exec.Command(env.kubectl, "--kubeconfig", env.cp.KubeconfigPath(), "exec", "survivor", "--", "cut", "-d", " ", "-f", "22", "/proc/1/stat").Output()
-		startedAfter = string(out)
+		var err error
+		startedAfter, err = kubectlOutput("exec", "survivor", "--", "cut", "-d", " ", "-f", "22", "/proc/1/stat")
 		return err == nil
 	}, time.Minute, 500*time.Millisecond)
 	require.Equal(t, startedBefore, startedAfter, "the same process, not a restarted one")
