@@ -24,6 +24,10 @@ func RBAC() (map[string][]byte, error) { return read("rbac") }
 // for the DNS Service's ClusterIP.
 func ClusterDNS() ([]byte, error) { return files.ReadFile("embedded/coredns.yaml") }
 
+// Registry is the embedded node's OCI registry, with REGISTRY_DIR standing
+// for its storage directory on the node.
+func Registry() ([]byte, error) { return files.ReadFile("embedded/registry.yaml") }
+
 func read(dir string) (map[string][]byte, error) {
 	entries, err := fs.ReadDir(files, dir)
 	if err != nil {

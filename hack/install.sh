@@ -30,8 +30,9 @@ fi
 
 # Builds the pinned Kubernetes binaries (etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl) from
-# tools/k8s, containerd from tools/containerd and CoreDNS from tools/coredns
-# (first run only) and prints where they are.
+# tools/k8s, containerd from tools/containerd, CoreDNS from tools/coredns and
+# the node's registry from tools/registry (first run only) and prints where
+# they are.
 go run ./cmd/virtflow prepare
 
 # The temporal CLI, for administering the embedded Temporal server

@@ -37,6 +37,16 @@ func EnsureCoreDNS(ctx context.Context, toolsDir, cacheRoot string, progress fun
 	return ensureTool(ctx, tool{dir: toolsDir, module: module, cacheName: "coredns", packages: map[string]string{"coredns": module}, ldflags: ldflags}, cacheRoot, progress)
 }
 
+// EnsureRegistry returns a directory holding registry, distribution's OCI
+// registry built once from toolsDir (the tools/registry module, whose
+// command links only the storage drivers the node uses).
+func EnsureRegistry(ctx context.Context, toolsDir, cacheRoot string, progress func(string)) (string, error) {
+	const module = "github.com/distribution/distribution/v3"
+	ldflags := func(version string) string { return "-s -w -X " + module + "/version.version=" + version }
+	pkgs := map[string]string{"registry": "github.com/virtflow/virtflow/tools/registry/cmd/registry"}
+	return ensureTool(ctx, tool{dir: toolsDir, module: module, cacheName: "registry", packages: pkgs, ldflags: ldflags}, cacheRoot, progress)
+}
+
 // tool is a module pinned by a tools module whose commands are built into
 // <cacheRoot>/<cacheName>-<version>/bin.
 type tool struct {

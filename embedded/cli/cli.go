@@ -21,7 +21,7 @@ commands:
   up       run the embedded platform (Kubernetes, Temporal, operators) until Ctrl-C
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
-  prepare  build (first run) the pinned Kubernetes binaries, containerd and CoreDNS into the cache
+  prepare  build (first run) the pinned Kubernetes binaries, containerd, CoreDNS and the registry into the cache
   virt-launcher --dir DIR
            run one VMI's launcher (started by the node agent)
   csi-node-registrar --kubelet-registration-path PATH
@@ -97,6 +97,7 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 	toolsDir := fs.String("tools-dir", "tools/k8s", "the tools/k8s module the Kubernetes binaries are built from")
 	runtimeDir := fs.String("containerd-tools-dir", "tools/containerd", "the tools/containerd module the node's container runtime is built from")
 	dnsDir := fs.String("coredns-tools-dir", "tools/coredns", "the tools/coredns module the cluster DNS is built from")
+	registryDir := fs.String("registry-tools-dir", "tools/registry", "the tools/registry module the node's OCI registry is built from")
 	cacheDir := fs.String("cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -115,6 +116,10 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "CoreDNS ready in %s\n", dir)
+	if dir, err = binaries.EnsureRegistry(ctx, *registryDir, *cacheDir, progress); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "registry ready in %s\n", dir)
 	return nil
 }
 

@@ -25,6 +25,8 @@ func (n *Node) containerdConfig() string {
 		fmt.Sprintf("  address = %q", n.ContainerdSocket()+".ttrpc"),
 		"[plugins.'io.containerd.cri.v1.images']",
 		"  snapshotter = 'overlayfs'",
+		"[plugins.'io.containerd.cri.v1.images'.registry]",
+		fmt.Sprintf("  config_path = %q", n.path("certs.d")),
 		"[plugins.'io.containerd.cri.v1.images'.pinned_images]",
 		fmt.Sprintf("  sandbox = %q", PauseImage),
 		"[plugins.'io.containerd.cri.v1.runtime']",

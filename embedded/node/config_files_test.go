@@ -2,6 +2,8 @@ package node
 
 import (
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
@@ -34,6 +36,7 @@ func TestContainerdConfigCarriesTheSettingsThisHostNeeds(t *testing.T) {
 	images := plugins["io.containerd.cri.v1.images"].(map[string]any)
 	require.Equal(t, PauseImage, images["pinned_images"].(map[string]any)["sandbox"])
 	require.Empty(t, conf["imports"], "nothing from /etc/containerd")
+	require.Equal(t, "/data/certs.d", images["registry"].(map[string]any)["config_path"])
 }
 
 // Strict decoding into the upstream types catches a misspelt field, which
@@ -85,4 +88,19 @@ func TestASecondNodeOfTheSameNameIsRefused(t *testing.T) {
 	require.ErrorContains(t, second.takeLock(), "node n1 is already running on this machine")
 	require.NoError(t, first.Stop())
 	require.NoError(t, second.takeLock(), "free once the first stops")
+}
+
+func TestContainerdReachesTheNodeRegistryByNameAndAddressOverHTTP(t *testing.T) {
+	n := testNode()
+	n.cfg.DataDir = t.TempDir()
+	require.NoError(t, n.writeRegistryHosts())
+	for _, host := range []string{"registry.virtflow.local", "10.244.0.1:5000"} {
+		data, err := os.ReadFile(filepath.Join(n.cfg.DataDir, "certs.d", host, "hosts.toml"))
+		require.NoError(t, err)
+		var conf map[string]any
+		require.NoError(t, toml.Unmarshal(data, &conf))
+		require.Equal(t, "http://10.244.0.1:5000", conf["server"])
+		entry := conf["host"].(map[string]any)["http://10.244.0.1:5000"].(map[string]any)
+		require.Contains(t, entry["capabilities"], "pull")
+	}
 }

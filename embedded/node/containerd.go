@@ -24,6 +24,9 @@ func (n *Node) startContainerd(ctx context.Context) error {
 	if err := writeFile(conf, []byte(n.containerdConfig())); err != nil {
 		return err
 	}
+	if err := n.writeRegistryHosts(); err != nil {
+		return err
+	}
 	// The shim is found on PATH: put the one built with this containerd
 	// first.
 	env := "PATH=" + n.cfg.ContainerdBinDir + ":" + os.Getenv("PATH")

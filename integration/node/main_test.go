@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/embedded/addons"
 	"github.com/virtflow/virtflow/embedded/binaries"
-	"github.com/virtflow/virtflow/embedded/clusterdns"
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
@@ -92,10 +92,15 @@ func (c *cluster) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dnsIP, err := clusterdns.ServiceIP(serviceCIDR)
+	registryBin, err := binaries.EnsureRegistry(ctx, "../../tools/registry", binaries.DefaultCacheRoot(), say)
 	if err != nil {
 		return err
 	}
+	dnsIP, err := addons.DNSServiceIP(serviceCIDR)
+	if err != nil {
+		return err
+	}
+	dns, registry := addons.ClusterDNS(dnsBin, dnsIP), addons.Registry(registryBin, filepath.Join(c.dir, "node", "registry"))
 	c.kubectl = filepath.Join(kubeBin, "kubectl")
 	if _, err := c.bridge.Ensure(ctx); err != nil {
 		return err
@@ -121,7 +126,7 @@ func (c *cluster) start(ctx context.Context) error {
 	c.node, err = node.Start(ctx, node.Config{
 		Name: nodeName, DataDir: filepath.Join(c.dir, "node"), KubeBinDir: kubeBin, ContainerdBinDir: ctrdBin,
 		Bridge: c.bridge, Credentials: creds, PauseBinary: pause, ClusterDNS: dnsIP,
-		Images: []images.Image{busybox(), clusterdns.Image(dnsBin)},
+		Images: []images.Image{busybox(), dns.Image, registry.Image},
 	})
 	if err != nil {
 		return err
@@ -136,11 +141,15 @@ func (c *cluster) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := clusterdns.Install(ctx, admin, dnsIP); err != nil {
-		return err
+	for _, a := range []addons.Addon{dns, registry} {
+		if err := a.Install(ctx, admin); err != nil {
+			return err
+		}
 	}
-	if err := clusterdns.WaitReady(ctx, admin); err != nil {
-		return err
+	for _, a := range []addons.Addon{dns, registry} {
+		if err := a.WaitReady(ctx, admin); err != nil {
+			return err
+		}
 	}
 	return waitDefaultServiceAccount(ctx, c.cs)
 }

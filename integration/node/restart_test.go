@@ -17,11 +17,23 @@ import (
 // runPod starts a busybox pod running command and waits until it runs.
 func runPod(t *testing.T, name string, command string, labels map[string]string) *corev1.Pod {
 	t.Helper()
+	return startPod(t, name, "virtflow.local/busybox:1", command, labels)
+}
+
+// runPodFrom starts a pod from image running command and waits until it
+// runs.
+func runPodFrom(t *testing.T, name, image, command string) *corev1.Pod {
+	t.Helper()
+	return startPod(t, name, image, command, nil)
+}
+
+func startPod(t *testing.T, name, image, command string, labels map[string]string) *corev1.Pod {
+	t.Helper()
 	ctx := context.Background()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{
-			Name: "main", Image: "virtflow.local/busybox:1", Command: []string{"sh", "-c", command},
+			Name: "main", Image: image, Command: []string{"sh", "-c", command},
 		}}},
 	}
 	_, err := env.cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})

@@ -1,4 +1,4 @@
-package clusterdns
+package addons
 
 import (
 	"testing"
@@ -7,14 +7,14 @@ import (
 )
 
 func TestTheDNSServiceTakesTheTenthAddressOfTheRange(t *testing.T) {
-	ip, err := ServiceIP("10.0.0.0/24")
+	ip, err := DNSServiceIP("10.0.0.0/24")
 	require.NoError(t, err)
 	require.Equal(t, "10.0.0.10", ip)
-	ip, err = ServiceIP("10.96.0.0/12")
+	ip, err = DNSServiceIP("10.96.0.0/12")
 	require.NoError(t, err)
 	require.Equal(t, "10.96.0.10", ip)
-	_, err = ServiceIP("10.0.0.0/29")
+	_, err = DNSServiceIP("10.0.0.0/29")
 	require.ErrorContains(t, err, "no tenth address")
-	_, err = ServiceIP("nonsense")
+	_, err = DNSServiceIP("nonsense")
 	require.Error(t, err)
 }

@@ -1,0 +1,52 @@
+// Package rollout waits for workloads the way `kubectl rollout status`
+// does: until their pods, by their own readiness probes, are Ready.
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Deployment waits until the Deployment has observed its latest spec and
+// all of its replicas are updated and Ready.
+func Deployment(ctx context.Context, c client.Client, key client.ObjectKey, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	d := &appsv1.Deployment{}
+	why := "not found"
+	for {
+		if err := c.Get(ctx, key, d); err == nil {
+			why = deploymentPending(d)
+			if why == "" {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("deployment %s is not ready (%s): %w", key, why, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// deploymentPending is empty for a Deployment that is rolled out, else why
+// not.
+func deploymentPending(d *appsv1.Deployment) string {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	switch {
+	case d.Status.ObservedGeneration < d.Generation:
+		return "spec not observed yet"
+	case d.Status.UpdatedReplicas < want:
+		return fmt.Sprintf("%d of %d replicas updated", d.Status.UpdatedReplicas, want)
+	case d.Status.ReadyReplicas < want:
+		return fmt.Sprintf("%d of %d replicas ready", d.Status.ReadyReplicas, want)
+	}
+	return ""
+}

@@ -1,0 +1,22 @@
+package rollout
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestADeploymentIsRolledOutWhenItsLatestSpecIsReady(t *testing.T) {
+	two := int32(2)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 3}, Spec: appsv1.DeploymentSpec{Replicas: &two}}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, ReadyReplicas: 2}
+	require.Equal(t, "spec not observed yet", deploymentPending(d))
+	d.Status.ObservedGeneration, d.Status.UpdatedReplicas = 3, 1
+	require.Equal(t, "1 of 2 replicas updated", deploymentPending(d))
+	d.Status.UpdatedReplicas, d.Status.ReadyReplicas = 2, 1
+	require.Equal(t, "1 of 2 replicas ready", deploymentPending(d))
+	d.Status.ReadyReplicas = 2
+	require.Empty(t, deploymentPending(d))
+}
