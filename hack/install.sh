@@ -9,7 +9,7 @@ packages=(
   pkg-config libvirt-dev libvirt-daemon-system libvirt-clients
   qemu-system-x86 qemu-utils nbdkit busybox-static cpio socat bridge-utils iproute2
   genisoimage e2fsprogs gzip xz-utils curl
-  runc containernetworking-plugins nftables conntrack iptables
+  runc containernetworking-plugins nftables conntrack iptables mmdebstrap
 )
 
 missing=()
@@ -41,6 +41,10 @@ go run ./cmd/virtflow prepare
 
 # The test guest (Debian cloud kernel + busybox initramfs + a small disk).
 ./hack/mkguest.sh >/dev/null
+
+# The launcher image's base: Debian with libvirt and QEMU (once per package
+# list, about a minute).
+./hack/launcher-base.sh >/dev/null
 
 # virtctl cross-built for hco's cli-download (linux, mac, windows × amd64,
 # arm64), and upstream KubeVirt's own virtctl, which the tests drive our API

@@ -43,7 +43,10 @@ type Entry struct {
 type Image struct {
 	// Ref names the image once imported, e.g. virtflow.local/pause:1.
 	Ref string
-	// Layers are applied in order.
+	// BaseTars are uncompressed tar files (a root filesystem from
+	// mmdebstrap, say) applied first, one layer each.
+	BaseTars []string
+	// Layers are applied in order, after BaseTars.
 	Layers [][]Entry
 	// Entrypoint, Cmd, Env, User and WorkingDir are the image's defaults.
 	Entrypoint, Cmd, Env []string
@@ -56,6 +59,15 @@ var epoch = time.Unix(0, 0).UTC()
 // Build assembles the image.
 func (img Image) Build() (v1.Image, error) {
 	out := empty.Image
+	for _, file := range img.BaseTars {
+		layer, err := tarball.LayerFromFile(file, tarball.WithCompressionLevel(gzip.BestSpeed))
+		if err != nil {
+			return nil, fmt.Errorf("reading layer %s of %s: %w", file, img.Ref, err)
+		}
+		if out, err = mutate.AppendLayers(out, layer); err != nil {
+			return nil, fmt.Errorf("adding layer %s of %s: %w", file, img.Ref, err)
+		}
+	}
 	for i, entries := range img.Layers {
 		entries := entries
 		layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {

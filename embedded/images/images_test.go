@@ -74,3 +74,29 @@ func TestTheArchiveHoldsTheFilesTheirParentsAndTheConfig(t *testing.T) {
 	require.Equal(t, int64(3), got["usr/bin/tool"].Size)
 	require.Equal(t, "/usr/bin/tool", got["bin/sh"].Linkname)
 }
+
+func TestABaseTarIsTheFirstLayer(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "rootfs.tar")
+	f, err := os.Create(base)
+	require.NoError(t, err)
+	tw := tar.NewWriter(f)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "etc/os-release", Mode: 0o644, Size: 5, Typeflag: tar.TypeReg}))
+	_, err = tw.Write([]byte("base\n"))
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	require.NoError(t, f.Close())
+
+	img := sample(t, "one")
+	img.BaseTars = []string{base}
+	built, err := img.Build()
+	require.NoError(t, err)
+	layers, err := built.Layers()
+	require.NoError(t, err)
+	require.Len(t, layers, 2)
+	rc, err := layers[0].Uncompressed()
+	require.NoError(t, err)
+	defer rc.Close()
+	hdr, err := tar.NewReader(rc).Next()
+	require.NoError(t, err)
+	require.Equal(t, "etc/os-release", hdr.Name)
+}

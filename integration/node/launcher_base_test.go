@@ -1,0 +1,62 @@
+//go:build integration
+
+package node
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/virtflow/virtflow/embedded/images"
+)
+
+// The launcher's base image runs libvirt in session mode and QEMU in an
+// unprivileged pod: a non-root user, no privilege escalation, no
+// capabilities.
+func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
+	ctx := context.Background()
+	out, err := exec.Command("../../hack/launcher-base.sh").Output()
+	require.NoError(t, err)
+	base := images.Image{Ref: "virtflow.local/launcher-base:test", BaseTars: []string{strings.TrimSpace(string(out))}}
+	require.NoError(t, env.node.ImportImage(ctx, base))
+
+	nobody, no := int64(65534), false
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "launcher-base", Namespace: "default"},
+		Spec: corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsUser: &nobody, RunAsGroup: &nobody, RunAsNonRoot: &[]bool{true}[0]},
+			Containers: []corev1.Container{{
+				Name: "compute", Image: base.Ref,
+				Command: []string{"sleep", "3600"},
+				Env:     []corev1.EnvVar{{Name: "HOME", Value: "/tmp/home"}},
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: &no, Privileged: &no,
+					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+		},
+	}
+	_, err = env.cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		grace := int64(0)
+		_ = env.cs.CoreV1().Pods("default").Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+	})
+	require.Eventually(t, func() bool {
+		p, err := env.cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning
+	}, 2*time.Minute, 300*time.Millisecond)
+
+	require.Equal(t, "65534\n", kubectl(t, "exec", pod.Name, "--", "id", "-u"))
+	// virsh starts the session daemon, which probes the QEMU binary.
+	version := kubectl(t, "exec", pod.Name, "--", "sh", "-c", "mkdir -p $HOME && virsh -c qemu:///session version")
+	require.Contains(t, version, "Running hypervisor: QEMU 7.2.")
+	procs := kubectl(t, "exec", pod.Name, "--", "ps", "-o", "user=,comm=", "-C", "libvirtd")
+	require.Equal(t, "nobody   libvirtd\n", procs, "libvirtd runs as the pod's user")
+}
