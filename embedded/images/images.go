@@ -60,7 +60,8 @@ var epoch = time.Unix(0, 0).UTC()
 func (img Image) Build() (v1.Image, error) {
 	out := empty.Image
 	for _, file := range img.BaseTars {
-		layer, err := tarball.LayerFromFile(file, tarball.WithCompressionLevel(gzip.BestSpeed))
+		// Cached: the digest and the archive share one compression.
+		layer, err := tarball.LayerFromFile(file, tarball.WithCompressionLevel(gzip.BestSpeed), tarball.WithCompressedCaching)
 		if err != nil {
 			return nil, fmt.Errorf("reading layer %s of %s: %w", file, img.Ref, err)
 		}
@@ -94,15 +95,20 @@ func (img Image) Build() (v1.Image, error) {
 // WriteArchive writes the image as an image archive (`docker save`'s
 // format, which `ctr images import` reads) tagged with its Ref.
 func (img Image) WriteArchive(file string) error {
-	ref, err := name.NewTag(img.Ref)
-	if err != nil {
-		return fmt.Errorf("image name %q: %w", img.Ref, err)
-	}
 	built, err := img.Build()
 	if err != nil {
 		return err
 	}
-	if err := tarball.WriteToFile(file, ref, built); err != nil {
+	return WriteArchive(file, img.Ref, built)
+}
+
+// WriteArchive writes a built image as an archive tagged ref.
+func WriteArchive(file, ref string, built v1.Image) error {
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return fmt.Errorf("image name %q: %w", ref, err)
+	}
+	if err := tarball.WriteToFile(file, tag, built); err != nil {
 		return fmt.Errorf("writing %s: %w", file, err)
 	}
 	return nil

@@ -104,3 +104,11 @@ func TestContainerdReachesTheNodeRegistryByNameAndAddressOverHTTP(t *testing.T) 
 		require.Contains(t, entry["capabilities"], "pull")
 	}
 }
+
+func TestOnlyOurNetworksPodChainsAreSwept(t *testing.T) {
+	ours := `-A CNI-0b0f4cecd3bf3061d2e91aea ! -d 224.0.0.0/4 -m comment --comment "name: \"virtflow\" id: \"1969\"" -j MASQUERADE`
+	theirs := `-A CNI-aaaa ! -d 224.0.0.0/4 -m comment --comment "name: \"podman\" id: \"1969\"" -j MASQUERADE`
+	m := cniChain.FindStringSubmatch(ours)
+	require.Equal(t, "CNI-0b0f4cecd3bf3061d2e91aea", m[1])
+	require.Nil(t, cniChain.FindStringSubmatch(theirs))
+}

@@ -82,15 +82,27 @@ func (n *Node) importImages(ctx context.Context) error {
 }
 
 // ImportImage builds img and imports it into containerd for the kubelet,
-// as if pulled.
+// as if pulled; an image the node already has, by the same ID, is left
+// alone.
 func (n *Node) ImportImage(ctx context.Context, img images.Image) error {
+	built, err := img.Build()
+	if err != nil {
+		return err
+	}
+	id, err := built.ConfigName()
+	if err != nil {
+		return fmt.Errorf("identifying %s: %w", img.Ref, err)
+	}
+	if have, err := n.imageID(ctx, img.Ref); err == nil && have == id.String() {
+		return nil
+	}
 	dir, err := os.MkdirTemp(n.statePath(), "image-")
 	if err != nil {
 		return fmt.Errorf("creating a directory for %s: %w", img.Ref, err)
 	}
 	defer os.RemoveAll(dir)
 	archive := filepath.Join(dir, "image.tar")
-	if err := img.WriteArchive(archive); err != nil {
+	if err := images.WriteArchive(archive, img.Ref, built); err != nil {
 		return err
 	}
 	if _, err := n.ctr(ctx, "images", "import", "--platform", "linux/amd64", archive); err != nil {

@@ -28,8 +28,9 @@ type hostRecord struct {
 // kubelet whatever their configured directories.
 var fixedPaths = []string{"/run/containerd", "/var/lib/kubelet", "/var/lib/cni", "/var/log/containers", "/var/log/pods"}
 
-// kernelSettings are the sysctls the kubelet sets at start.
-var kernelSettings = []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops"}
+// kernelSettings are the sysctls the kubelet sets at start, and IP
+// forwarding, which the CNI bridge plugin turns on for the first pod.
+var kernelSettings = []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops", forwarding}
 
 // recordHost writes the record on the first start and loads it on later
 // ones.
@@ -66,8 +67,17 @@ func (n *Node) recordHost(ctx context.Context) error {
 	return writeFile(file, data)
 }
 
-func (n *Node) restoreSysctls() error {
+// forwarding is left on by Stop: pods that outlive the node's processes
+// still route through the bridge; Purge puts it back.
+const forwarding = "net/ipv4/ip_forward"
+
+// restoreSysctls puts back the recorded kernel settings, IP forwarding
+// only when withForwarding.
+func (n *Node) restoreSysctls(withForwarding bool) error {
 	for key, value := range n.host.Sysctls {
+		if key == forwarding && !withForwarding {
+			continue
+		}
 		if err := os.WriteFile(filepath.Join("/proc/sys", key), []byte(value), 0o644); err != nil {
 			return fmt.Errorf("restoring %s: %w", key, err)
 		}

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/virtflow/virtflow/embedded/process"
 )
 
 // Purge removes what the node put on the host, for a node that goes away
@@ -25,11 +25,32 @@ import (
 // directory. The data directory itself stays, as the caller's to delete.
 // It needs containerd running, and stops the node.
 func (n *Node) Purge(ctx context.Context) error {
-	errs := []error{n.procs.Stop(stopGrace, "kube-proxy", "kubelet")}
-	errs = append(errs, n.removePods(ctx))
-	errs = append(errs, n.Stop())
+	return errors.Join(n.procs.Stop(stopGrace, "kube-proxy", "kubelet"), n.purge(ctx))
+}
+
+// PurgeStopped purges a node that is not running, a killed one say, from
+// its configuration: it starts only containerd, which finds the pods the
+// node left, and purges.
+func PurgeStopped(ctx context.Context, cfg Config) error {
+	cfg = withDefaults(cfg)
+	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs")}}
+	if err := n.takeLock(); err != nil {
+		return err
+	}
+	if err := n.recordHost(ctx); err != nil {
+		return errors.Join(err, n.Stop())
+	}
+	if err := n.startContainerd(ctx); err != nil {
+		return errors.Join(err, n.Stop())
+	}
+	return n.purge(ctx)
+}
+
+func (n *Node) purge(ctx context.Context) error {
+	errs := []error{n.removePods(ctx)}
+	errs = append(errs, n.Stop(), n.restoreSysctls(true))
 	errs = append(errs, n.cleanupProxy(ctx))
-	errs = append(errs, removeKubeletChains(ctx))
+	errs = append(errs, removeKubeletChains(ctx), removeCNIChains(ctx))
 	errs = append(errs, n.removeNewEmptyTables(ctx))
 	errs = append(errs, removeCgroups("kubepods"))
 	errs = append(errs, unmountUnder(n.cfg.DataDir, n.cfg.StateDir))
@@ -45,9 +66,9 @@ func (n *Node) Purge(ctx context.Context) error {
 
 // removePods stops and removes every pod sandbox containerd's CRI knows.
 func (n *Node) removePods(ctx context.Context) error {
-	conn, err := grpc.NewClient("unix://"+n.ContainerdSocket(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := n.cri()
 	if err != nil {
-		return fmt.Errorf("connecting to containerd's CRI: %w", err)
+		return err
 	}
 	defer conn.Close()
 	rt := runtimeapi.NewRuntimeServiceClient(conn)

@@ -30,6 +30,10 @@ func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "launcher-base", Namespace: "default"},
 		Spec: corev1.PodSpec{
+			// libvirtd daemonizes and so do its QEMU capability probes: the
+			// orphans need a PID 1 that reaps them, or libvirtd waits for
+			// their zombies to go away. The pod's pause process does.
+			ShareProcessNamespace: &[]bool{true}[0],
 			SecurityContext: &corev1.PodSecurityContext{RunAsUser: &nobody, RunAsGroup: &nobody, RunAsNonRoot: &[]bool{true}[0]},
 			Containers: []corev1.Container{{
 				Name: "compute", Image: base.Ref,
@@ -59,4 +63,6 @@ func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
 	require.Contains(t, version, "Running hypervisor: QEMU 7.2.")
 	procs := kubectl(t, "exec", pod.Name, "--", "ps", "-o", "user=,comm=", "-C", "libvirtd")
 	require.Equal(t, "nobody   libvirtd\n", procs, "libvirtd runs as the pod's user")
+	zombies := kubectl(t, "exec", pod.Name, "--", "ps", "-e", "-o", "stat=,comm=")
+	require.NotContains(t, zombies, "Z", "every exited probe was reaped:\n%s", zombies)
 }

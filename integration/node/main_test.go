@@ -41,8 +41,6 @@ type cluster struct {
 	bridge  hostnet.Bridge
 	kubectl string
 	dir     string
-	// restoreForwarding puts back the host's IP forwarding setting.
-	restoreForwarding func() error
 }
 
 var env *cluster
@@ -62,8 +60,10 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) (code int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "virtflow-node-")
-	if err != nil {
+	// A fixed directory: what a killed run left is found and purged first,
+	// so the host is clean before it is compared with itself.
+	dir := "/var/tmp/virtflow-node-test"
+	if err := purgeLeftovers(ctx, dir); err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
@@ -76,6 +76,28 @@ func run(m *testing.M) (code int, err error) {
 	}
 	// Purging the node must leave the host as it was before the start.
 	return code, errors.Join(err, c.stop(), differences(before, snapshotHost(dir)))
+}
+
+// purgeLeftovers purges the node of a run that was killed before its own
+// purge, if there was one.
+func purgeLeftovers(ctx context.Context, dir string) error {
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	fmt.Println("purging the node a killed run left in", dir)
+	say := func(s string) { fmt.Println(s) }
+	kubeBin, err := binaries.Ensure(ctx, "../../tools/k8s", binaries.DefaultCacheRoot(), say)
+	if err != nil {
+		return err
+	}
+	ctrdBin, err := binaries.EnsureContainerd(ctx, "../../tools/containerd", binaries.DefaultCacheRoot(), say)
+	if err != nil {
+		return err
+	}
+	err = node.PurgeStopped(ctx, node.Config{
+		Name: nodeName, DataDir: filepath.Join(dir, "node"), KubeBinDir: kubeBin, ContainerdBinDir: ctrdBin, Bridge: bridge,
+	})
+	return errors.Join(err, bridge.Remove(ctx), os.RemoveAll(dir))
 }
 
 func (c *cluster) start(ctx context.Context) error {
@@ -103,9 +125,6 @@ func (c *cluster) start(ctx context.Context) error {
 	dns, registry := addons.ClusterDNS(dnsBin, dnsIP), addons.Registry(registryBin, filepath.Join(c.dir, "node", "registry"))
 	c.kubectl = filepath.Join(kubeBin, "kubectl")
 	if _, err := c.bridge.Ensure(ctx); err != nil {
-		return err
-	}
-	if c.restoreForwarding, err = hostnet.Forwarding(""); err != nil {
 		return err
 	}
 	c.cp, err = controlplane.Start(ctx, controlplane.Config{
@@ -179,9 +198,6 @@ func (c *cluster) stop() error {
 	}
 	if c.cp != nil {
 		errs = append(errs, c.cp.Stop())
-	}
-	if c.restoreForwarding != nil {
-		errs = append(errs, c.restoreForwarding())
 	}
 	errs = append(errs, c.bridge.Remove(context.Background()))
 	return errors.Join(errs...)
