@@ -34,7 +34,7 @@ func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
 			// orphans need a PID 1 that reaps them, or libvirtd waits for
 			// their zombies to go away. The pod's pause process does.
 			ShareProcessNamespace: &[]bool{true}[0],
-			SecurityContext: &corev1.PodSecurityContext{RunAsUser: &nobody, RunAsGroup: &nobody, RunAsNonRoot: &[]bool{true}[0]},
+			SecurityContext:       &corev1.PodSecurityContext{RunAsUser: &nobody, RunAsGroup: &nobody, RunAsNonRoot: &[]bool{true}[0]},
 			Containers: []corev1.Container{{
 				Name: "compute", Image: base.Ref,
 				Command: []string{"sleep", "3600"},
