@@ -4,16 +4,12 @@ package node
 
 import (
 	"context"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/virtflow/virtflow/embedded/images"
 )
 
 // The launcher's base image runs libvirt in session mode and QEMU in an
@@ -21,10 +17,7 @@ import (
 // capabilities.
 func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
 	ctx := context.Background()
-	out, err := exec.Command("../../hack/launcher-base.sh").Output()
-	require.NoError(t, err)
-	base := images.Image{Ref: "virtflow.local/launcher-base:test", BaseTars: []string{strings.TrimSpace(string(out))}}
-	require.NoError(t, env.node.ImportImage(ctx, base))
+	base := launcherBase(t)
 
 	nobody, no := int64(65534), false
 	pod := &corev1.Pod{
@@ -36,7 +29,7 @@ func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
 			ShareProcessNamespace: &[]bool{true}[0],
 			SecurityContext:       &corev1.PodSecurityContext{RunAsUser: &nobody, RunAsGroup: &nobody, RunAsNonRoot: &[]bool{true}[0]},
 			Containers: []corev1.Container{{
-				Name: "compute", Image: base.Ref,
+				Name: "compute", Image: base,
 				Command: []string{"sleep", "3600"},
 				Env:     []corev1.EnvVar{{Name: "HOME", Value: "/tmp/home"}},
 				SecurityContext: &corev1.SecurityContext{
@@ -46,7 +39,7 @@ func TestTheLauncherBaseRunsLibvirtAndQEMUAsANonRootUser(t *testing.T) {
 			}},
 		},
 	}
-	_, err = env.cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+	_, err := env.cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		grace := int64(0)

@@ -18,6 +18,17 @@ import (
 	"github.com/virtflow/virtflow/embedded/node"
 )
 
+// pushImage builds img and pushes it to the registry its name says, over
+// HTTP.
+func pushImage(t *testing.T, img images.Image) {
+	t.Helper()
+	built, err := img.Build()
+	require.NoError(t, err)
+	ref, err := name.ParseReference(img.Ref, name.Insecure)
+	require.NoError(t, err)
+	require.NoError(t, remote.Write(ref, built))
+}
+
 // An image pushed to the node's registry is pulled by the kubelet through
 // containerd, by the registry's name, as on any cluster.
 func TestAnImagePushedToTheNodeRegistryIsPulledForAPod(t *testing.T) {
@@ -26,12 +37,9 @@ func TestAnImagePushedToTheNodeRegistryIsPulledForAPod(t *testing.T) {
 	img.Ref = env.node.RegistryAddress() + "/test/pushed:1"
 	// A layer of its own makes a digest nothing on the node has yet.
 	img.Layers = append(img.Layers, []images.Entry{{Path: "/etc/pushed", Data: []byte(t.Name() + "\n"), Mode: 0o644}})
-	built, err := img.Build()
-	require.NoError(t, err)
-	ref, err := name.ParseReference(img.Ref, name.Insecure)
-	require.NoError(t, err)
-	require.NoError(t, remote.Write(ref, built, remote.WithContext(ctx)))
+	pushImage(t, img)
 
+	var err error
 	pod := runPodFrom(t, "pulled", node.RegistryName+"/test/pushed:1", "cat /etc/pushed; exec sleep 3600")
 	require.Equal(t, node.RegistryName+"/test/pushed:1", pod.Status.ContainerStatuses[0].Image)
 	var logs []byte
