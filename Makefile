@@ -25,6 +25,7 @@ integration:
 # (BENCH_RUNS, BENCH_SIMULATED_VMS, BENCH_QEMU_VMS adjust its sizes).
 bench: install
 	$(GO) test -tags 'integration bench' -count=1 -timeout 60m -run '^TestBench$$' -v ./integration/
+	$(GO) test -tags 'integration bench' -count=1 -timeout 20m -run '^TestBenchNode$$' -v ./integration/node/
 
 generate:
 	$(GO) run ./cmd/crdgen

@@ -49,22 +49,26 @@ func pushTestGuest(t *testing.T) string {
 	return node.RegistryName + "/virtflow/test-guest:latest"
 }
 
-// The test guest boots in an unprivileged pod under QEMU from a
-// containerDisk the kubelet pulled from the node's registry and mounted as
-// an image volume.
-func TestTheTestGuestBootsInAPodFromAContainerDisk(t *testing.T) {
-	ctx := context.Background()
-	base, disk := launcherBase(t), pushTestGuest(t)
+// guestQEMU boots the test guest from dir on the serial console.
+func guestQEMU(dir string) []string {
+	return []string{"qemu-system-x86_64", "-accel", "tcg", "-m", "256", "-nographic", "-no-reboot",
+		"-kernel", dir + "/boot/vmlinuz", "-initrd", dir + "/boot/initramfs.img", "-append", "console=ttyS0",
+		"-drive", "file=" + dir + "/disk/disk.raw,format=raw,if=virtio,readonly=on"}
+}
+
+// guestPod runs QEMU on the test guest as uid 65534 without capabilities,
+// the containerDisk mounted by the kubelet as an image volume.
+func guestPod(name, base, disk string) *corev1.Pod {
 	nobody, no, yes := int64(65534), false, true
-	qemu := "exec qemu-system-x86_64 -accel tcg -m 256 -nographic -no-reboot -kernel /guest/boot/vmlinuz " +
-		"-initrd /guest/boot/initramfs.img -append console=ttyS0 " +
-		"-drive file=/guest/disk/disk.raw,format=raw,if=virtio,readonly=on"
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "guest", Namespace: "default"},
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PodSpec{
 			SecurityContext: &corev1.PodSecurityContext{RunAsUser: &nobody, RunAsGroup: &nobody, RunAsNonRoot: &yes},
 			Containers: []corev1.Container{{
-				Name: "compute", Image: base, Command: []string{"sh", "-c", qemu},
+				Name: "compute", Image: base, Command: guestQEMU("/guest"),
+				// An open stdin: at EOF on its console the guest's shell
+				// would exit, and the guest with it.
+				Stdin: true,
 				SecurityContext: &corev1.SecurityContext{
 					AllowPrivilegeEscalation: &no,
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -72,10 +76,18 @@ func TestTheTestGuestBootsInAPodFromAContainerDisk(t *testing.T) {
 				VolumeMounts: []corev1.VolumeMount{{Name: "containerdisk", MountPath: "/guest", ReadOnly: true}},
 			}},
 			Volumes: []corev1.Volume{{Name: "containerdisk", VolumeSource: corev1.VolumeSource{
-				Image: &corev1.ImageVolumeSource{Reference: disk, PullPolicy: corev1.PullAlways},
+				Image: &corev1.ImageVolumeSource{Reference: disk, PullPolicy: corev1.PullIfNotPresent},
 			}}},
 		},
 	}
+}
+
+// The test guest boots in an unprivileged pod under QEMU from a
+// containerDisk the kubelet pulled from the node's registry and mounted as
+// an image volume.
+func TestTheTestGuestBootsInAPodFromAContainerDisk(t *testing.T) {
+	ctx := context.Background()
+	pod := guestPod("guest", launcherBase(t), pushTestGuest(t))
 	_, err := env.cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
