@@ -70,7 +70,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 		w.server.Register(virtapi.VMIValidatePath, &webhook.Admission{Handler: &virtapi.VMIValidator{Decoder: dec}})
 		w.server.Register(virtapi.VMMutatePath, &webhook.Admission{Handler: &virtapi.VMMutator{Decoder: dec}})
 		w.server.Register(virtapi.VMIMutatePath, &webhook.Admission{Handler: &virtapi.VMIMutator{Decoder: dec}})
-		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient()}})
+		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 	}
 	if !hcoHooks {
 		return

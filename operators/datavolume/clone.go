@@ -19,7 +19,7 @@ func isClone(dv *cdiv1.DataVolume) bool {
 
 // sourceRefPVC resolves a DataSource reference to the claim it points at;
 // notReady says why it cannot be used yet.
-func sourceRefPVC(ctx context.Context, c client.Client, dv *cdiv1.DataVolume) (ref *cdiv1.DataVolumeSourcePVC, notReady string, err error) {
+func sourceRefPVC(ctx context.Context, c client.Reader, dv *cdiv1.DataVolume) (ref *cdiv1.DataVolumeSourcePVC, notReady string, err error) {
 	if dv.Spec.SourceRef == nil {
 		return dv.Spec.Source.PVC, "", nil
 	}

@@ -28,6 +28,11 @@ type Validator struct {
 	Decoder admission.Decoder
 	// Client asks the API server whether the requester may clone.
 	Client client.Client
+	// Reader reads the DataSource a sourceRef names from the API server
+	// itself, as CDI's webhook does: a cache may not have seen a
+	// DataSource created a moment before the DataVolume. Client's reads
+	// serve when it is nil.
+	Reader client.Reader
 }
 
 // Handle validates CREATE and UPDATE.
@@ -53,7 +58,11 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	if !isClone(dv) || v.Client == nil {
 		return admission.Allowed("")
 	}
-	src, notReady, err := sourceRefPVC(ctx, v.Client, dv)
+	var reader client.Reader = v.Client
+	if v.Reader != nil {
+		reader = v.Reader
+	}
+	src, notReady, err := sourceRefPVC(ctx, reader, dv)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
