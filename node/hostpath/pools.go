@@ -104,7 +104,8 @@ func (p *pools) apply(want map[string]string) error {
 	return nil
 }
 
-// Shutdown stops the driver.
+// Shutdown stops the driver and removes its socket's directory, which is
+// named after the node and host root and would otherwise be left behind.
 func (p *pools) Shutdown() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -112,4 +113,5 @@ func (p *pools) Shutdown() {
 		p.stop()
 		p.stop = nil
 	}
+	_ = os.RemoveAll(filepath.Dir(p.cfg.Socket()))
 }
