@@ -1,8 +1,8 @@
-// Package hostnet owns what the embedded node changes in the host's
-// network: the node bridge, whose address is the node's IP (the kubelet
-// refuses a loopback one) and the pods' gateway, and IP forwarding. It
-// records what it changed so that stopping the platform can leave the host
-// as it found it.
+// Package hostnet owns the embedded node's bridge, whose address is the
+// node's IP (the kubelet refuses a loopback one) and the pods' gateway. IP
+// forwarding, which the CNI bridge plugin turns on, is recorded and put
+// back by the node itself (embedded/node), with the kernel settings the
+// kubelet changes.
 package hostnet
 
 import (
@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -91,34 +90,4 @@ func run(ctx context.Context, name string, args ...string) (string, error) {
 		return "", fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
-}
-
-// Forwarding turns IPv4 forwarding on (pods reach each other and the
-// outside through the bridge) and returns a function that puts back what
-// was there before.
-func Forwarding(netns string) (restore func() error, err error) {
-	const path = "/proc/sys/net/ipv4/ip_forward"
-	read := func() (string, error) {
-		if netns == "" {
-			b, err := os.ReadFile(path)
-			return strings.TrimSpace(string(b)), err
-		}
-		out, err := run(context.Background(), "ip", "netns", "exec", netns, "cat", path)
-		return strings.TrimSpace(out), err
-	}
-	write := func(v string) error {
-		if netns == "" {
-			return os.WriteFile(path, []byte(v+"\n"), 0o644)
-		}
-		_, err := run(context.Background(), "ip", "netns", "exec", netns, "sysctl", "-q", "-w", "net.ipv4.ip_forward="+v)
-		return err
-	}
-	before, err := read()
-	if err != nil {
-		return nil, fmt.Errorf("reading ip_forward: %w", err)
-	}
-	if err := write("1"); err != nil {
-		return nil, fmt.Errorf("turning on ip_forward: %w", err)
-	}
-	return func() error { return write(before) }, nil
 }

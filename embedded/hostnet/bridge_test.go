@@ -40,23 +40,6 @@ func TestBridgeIsCreatedOnceAndRemoved(t *testing.T) {
 	require.NoError(t, b.Remove(ctx), "removing twice is fine")
 }
 
-func TestForwardingIsPutBackAsItWas(t *testing.T) {
-	ns := netns(t)
-	read := func() string {
-		out, err := exec.Command("ip", "netns", "exec", ns, "cat", "/proc/sys/net/ipv4/ip_forward").Output()
-		require.NoError(t, err)
-		return string(out)
-	}
-	// A new namespace copies the host's setting: start from a known one.
-	require.NoError(t, exec.Command("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=0").Run())
-	require.Equal(t, "0\n", read())
-	restore, err := Forwarding(ns)
-	require.NoError(t, err)
-	require.Equal(t, "1\n", read())
-	require.NoError(t, restore())
-	require.Equal(t, "0\n", read())
-}
-
 func TestEnsureNeedsANameAndAnAddress(t *testing.T) {
 	_, err := Bridge{Name: "x"}.Ensure(context.Background())
 	require.ErrorContains(t, err, "needs a name and an address")
