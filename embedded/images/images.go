@@ -92,17 +92,8 @@ func (img Image) Build() (v1.Image, error) {
 	return mutate.ConfigFile(out, cfg)
 }
 
-// WriteArchive writes the image as an image archive (`docker save`'s
-// format, which `ctr images import` reads) tagged with its Ref.
-func (img Image) WriteArchive(file string) error {
-	built, err := img.Build()
-	if err != nil {
-		return err
-	}
-	return WriteArchive(file, img.Ref, built)
-}
-
-// WriteArchive writes a built image as an archive tagged ref.
+// WriteArchive writes a built image as an image archive (`docker save`'s
+// format, which `ctr images import` reads) tagged ref.
 func WriteArchive(file, ref string, built v1.Image) error {
 	tag, err := name.NewTag(ref)
 	if err != nil {

@@ -41,7 +41,9 @@ func TestAnUnchangedImageHasTheSameDigestAndAChangedOneAnother(t *testing.T) {
 
 func TestTheArchiveHoldsTheFilesTheirParentsAndTheConfig(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "image.tar")
-	require.NoError(t, sample(t, "one").WriteArchive(file))
+	built, err := sample(t, "one").Build()
+	require.NoError(t, err)
+	require.NoError(t, WriteArchive(file, "virtflow.local/sample:1", built))
 	tag, err := name.NewTag("virtflow.local/sample:1")
 	require.NoError(t, err)
 	img, err := tarball.ImageFromPath(file, &tag)
