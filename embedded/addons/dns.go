@@ -17,12 +17,8 @@ const CoreDNSImage = "virtflow.local/coredns:1.15.0"
 // serviceIP.
 func ClusterDNS(binDir, serviceIP string) Addon {
 	return Addon{
-		Name: "coredns",
-		Image: images.Image{
-			Ref:        CoreDNSImage,
-			Layers:     [][]images.Entry{{{Path: "/coredns", Source: filepath.Join(binDir, "coredns"), Mode: 0o755}}},
-			Entrypoint: []string{"/coredns"}, User: "65532",
-		},
+		Name:     "coredns",
+		Image:    images.Command(CoreDNSImage, filepath.Join(binDir, "coredns"), "/coredns", "65532"),
 		manifest: deploy.ClusterDNS,
 		values:   map[string]string{"CLUSTER_DNS_IP": serviceIP},
 	}

@@ -15,12 +15,8 @@ const RegistryImage = "virtflow.local/registry:3.1.2"
 // keeping images in dir on the node.
 func Registry(binDir, dir string) Addon {
 	return Addon{
-		Name: "registry",
-		Image: images.Image{
-			Ref:        RegistryImage,
-			Layers:     [][]images.Entry{{{Path: "/bin/registry", Source: filepath.Join(binDir, "registry"), Mode: 0o755}}},
-			Entrypoint: []string{"/bin/registry"},
-		},
+		Name:     "registry",
+		Image:    images.Command(RegistryImage, filepath.Join(binDir, "registry"), "/bin/registry", ""),
 		manifest: deploy.Registry,
 		values:   map[string]string{"REGISTRY_DIR": dir},
 	}

@@ -53,6 +53,16 @@ type Image struct {
 	User, WorkingDir     string
 }
 
+// Command is an image holding one executable, source on this machine, at
+// path, which is its entrypoint; user runs it when not empty.
+func Command(ref, source, path, user string) Image {
+	return Image{
+		Ref:        ref,
+		Layers:     [][]Entry{{{Path: path, Source: source, Mode: 0o755}}},
+		Entrypoint: []string{path}, User: user,
+	}
+}
+
 // epoch is every entry's time: a rebuilt layer must hash the same.
 var epoch = time.Unix(0, 0).UTC()
 

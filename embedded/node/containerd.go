@@ -68,11 +68,7 @@ func (n *Node) ctr(ctx context.Context, args ...string) (string, error) {
 
 // importImages imports the pause image and the configured ones.
 func (n *Node) importImages(ctx context.Context) error {
-	pause := images.Image{
-		Ref:        PauseImage,
-		Layers:     [][]images.Entry{{{Path: "/pause", Source: n.cfg.PauseBinary, Mode: 0o755}}},
-		Entrypoint: []string{"/pause"}, User: "65535:65535",
-	}
+	pause := images.Command(PauseImage, n.cfg.PauseBinary, "/pause", "65535:65535")
 	for _, img := range append([]images.Image{pause}, n.cfg.Images...) {
 		if err := n.ImportImage(ctx, img); err != nil {
 			return err
