@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
+	"github.com/virtflow/virtflow/integration/procs"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/launcher"
 	"github.com/virtflow/virtflow/node/libvirt"
@@ -180,7 +181,11 @@ func (b *bencher) bareMass(node handler.Config, n int) time.Duration {
 // its children other than qemu (its libvirtd), per VM.
 func nodeOverheadMiB(nodeDir, ns string) float64 {
 	pidFiles, _ := filepath.Glob(filepath.Join(nodeDir, ns+"_*", "launcher.pid"))
-	children := childrenByParent()
+	all := procs.List()
+	children, comm := procs.Children(all), map[int]string{}
+	for _, p := range all {
+		comm[p.PID] = p.Comm
+	}
 	var total int64
 	for _, f := range pidFiles {
 		data, err := os.ReadFile(f)
@@ -188,10 +193,10 @@ func nodeOverheadMiB(nodeDir, ns string) float64 {
 			continue
 		}
 		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-		total += rssKiB(pid)
+		total += procs.RSSKiB(pid)
 		for _, c := range children[pid] {
-			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c)); !strings.HasPrefix(string(comm), "qemu") {
-				total += rssKiB(c)
+			if !strings.HasPrefix(comm[c], "qemu") {
+				total += procs.RSSKiB(c)
 			}
 		}
 	}
@@ -199,40 +204,4 @@ func nodeOverheadMiB(nodeDir, ns string) float64 {
 		return 0
 	}
 	return float64(total) / 1024 / float64(len(pidFiles))
-}
-
-func childrenByParent() map[int][]int {
-	out := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// The command name may hold spaces; fields resume after its ')'.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 {
-			ppid, _ := strconv.Atoi(f[1])
-			out[ppid] = append(out[ppid], pid)
-		}
-	}
-	return out
-}
-
-func rssKiB(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb
-		}
-	}
-	return 0
 }

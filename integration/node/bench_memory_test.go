@@ -4,13 +4,13 @@ package node
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/virtflow/virtflow/integration/procs"
 )
 
 // memory boots n guests at once and reports the node stack's resident
@@ -27,79 +27,34 @@ func memory(t *testing.T, base, disk string, n int) {
 	wg.Wait()
 	var fixed float64
 	for _, name := range []string{"kubelet", "containerd", "kube-proxy"} {
-		fixed += rssMiB(env.node.PID(name))
+		fixed += mib(env.node.PID(name))
 	}
-	qemus := pidsNamed("qemu-system-x86")
-	require.Len(t, qemus, n)
+	all := procs.List()
+	children, comm := procs.Children(all), map[int]string{}
+	for _, p := range all {
+		comm[p.PID] = p.Comm
+	}
 	var qemu, perPod float64
-	for _, pid := range qemus {
-		qemu += rssMiB(pid)
-		shim := parent(pid)
-		perPod += rssMiB(shim)
-		for _, child := range childrenOf(shim) {
-			if child != pid {
-				perPod += rssMiB(child)
+	var guests int
+	for _, p := range all {
+		// The node's guests: QEMU run by a pod's shim.
+		if p.Comm != "qemu-system-x86" || !strings.HasPrefix(comm[p.Parent], "containerd-shim") {
+			continue
+		}
+		guests++
+		qemu += mib(p.PID)
+		perPod += mib(p.Parent)
+		for _, sibling := range children[p.Parent] {
+			if sibling != p.PID {
+				perPod += mib(sibling)
 			}
 		}
 	}
+	require.Equal(t, n, guests)
 	qemu, perPod = qemu/float64(n), perPod/float64(n)
 	beside := fixed/float64(n) + perPod
 	fmt.Printf("%-48s %9.1fM %9.1fM %6.2fx  (kubelet+containerd+kube-proxy %.0f MiB shared by %d VMs; shim+pause %.1f MiB per pod)\n",
 		fmt.Sprintf("node stack per VM beside qemu, %d VMs", n), beside, qemu, beside/qemu, fixed, n, perPod)
 }
 
-func pidsNamed(comm string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if c, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(c)) == comm {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// parent is a process's parent ID; the command name in stat may hold
-// spaces, so fields are read after its closing parenthesis.
-func parent(pid int) int {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
-}
-
-func childrenOf(ppid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if pid, err := strconv.Atoi(e.Name()); err == nil && parent(pid) == ppid {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// rssMiB is a process's resident memory.
-func rssMiB(pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
+func mib(pid int) float64 { return float64(procs.RSSKiB(pid)) / 1024 }

@@ -60,16 +60,20 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) (code int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
+	bins, err := ensureTools(ctx)
+	if err != nil {
+		return 0, err
+	}
 	// A fixed directory: what a killed run left is found and purged first,
 	// so the host is clean before it is compared with itself.
 	dir := "/var/tmp/virtflow-node-test"
-	if err := purgeLeftovers(ctx, dir); err != nil {
+	if err := purgeLeftovers(ctx, dir, bins); err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
 	c := &cluster{dir: dir, bridge: bridge}
 	before := snapshotHost(dir)
-	err = c.start(ctx)
+	err = c.start(ctx, bins)
 	if err == nil {
 		env = c
 		code = m.Run()
@@ -78,76 +82,71 @@ func run(m *testing.M) (code int, err error) {
 	return code, errors.Join(err, c.stop(), differences(before, snapshotHost(dir)))
 }
 
+// tools are the directories the cached builds are in.
+type tools struct{ kube, containerd, dns, registry string }
+
+func ensureTools(ctx context.Context) (tools, error) {
+	say := func(s string) { fmt.Println(s) }
+	cache := binaries.DefaultCacheRoot()
+	var t tools
+	var err error
+	if t.kube, err = binaries.Ensure(ctx, "../../tools/k8s", cache, say); err != nil {
+		return t, err
+	}
+	if t.containerd, err = binaries.EnsureContainerd(ctx, "../../tools/containerd", cache, say); err != nil {
+		return t, err
+	}
+	if t.dns, err = binaries.EnsureCoreDNS(ctx, "../../tools/coredns", cache, say); err != nil {
+		return t, err
+	}
+	t.registry, err = binaries.EnsureRegistry(ctx, "../../tools/registry", cache, say)
+	return t, err
+}
+
+// nodeConfig is the node every run starts, or purges when a killed run
+// left it.
+func nodeConfig(dir string, bins tools) node.Config {
+	return node.Config{Name: nodeName, DataDir: filepath.Join(dir, "node"), KubeBinDir: bins.kube, ContainerdBinDir: bins.containerd, Bridge: bridge}
+}
+
 // purgeLeftovers purges the node of a run that was killed before its own
 // purge, if there was one.
-func purgeLeftovers(ctx context.Context, dir string) error {
+func purgeLeftovers(ctx context.Context, dir string, bins tools) error {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}
 	fmt.Println("purging the node a killed run left in", dir)
-	say := func(s string) { fmt.Println(s) }
-	kubeBin, err := binaries.Ensure(ctx, "../../tools/k8s", binaries.DefaultCacheRoot(), say)
-	if err != nil {
-		return err
-	}
-	ctrdBin, err := binaries.EnsureContainerd(ctx, "../../tools/containerd", binaries.DefaultCacheRoot(), say)
-	if err != nil {
-		return err
-	}
-	err = node.PurgeStopped(ctx, node.Config{
-		Name: nodeName, DataDir: filepath.Join(dir, "node"), KubeBinDir: kubeBin, ContainerdBinDir: ctrdBin, Bridge: bridge,
-	})
+	err := node.PurgeStopped(ctx, nodeConfig(dir, bins))
 	return errors.Join(err, bridge.Remove(ctx), os.RemoveAll(dir))
 }
 
-func (c *cluster) start(ctx context.Context) error {
-	say := func(s string) { fmt.Println(s) }
-	kubeBin, err := binaries.Ensure(ctx, "../../tools/k8s", binaries.DefaultCacheRoot(), say)
-	if err != nil {
-		return err
-	}
-	ctrdBin, err := binaries.EnsureContainerd(ctx, "../../tools/containerd", binaries.DefaultCacheRoot(), say)
-	if err != nil {
-		return err
-	}
-	dnsBin, err := binaries.EnsureCoreDNS(ctx, "../../tools/coredns", binaries.DefaultCacheRoot(), say)
-	if err != nil {
-		return err
-	}
-	registryBin, err := binaries.EnsureRegistry(ctx, "../../tools/registry", binaries.DefaultCacheRoot(), say)
-	if err != nil {
-		return err
-	}
+func (c *cluster) start(ctx context.Context, bins tools) error {
 	dnsIP, err := addons.DNSServiceIP(serviceCIDR)
 	if err != nil {
 		return err
 	}
-	dns, registry := addons.ClusterDNS(dnsBin, dnsIP), addons.Registry(registryBin, filepath.Join(c.dir, "node", "registry"))
-	c.kubectl = filepath.Join(kubeBin, "kubectl")
+	dns, registry := addons.ClusterDNS(bins.dns, dnsIP), addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"))
+	c.kubectl = filepath.Join(bins.kube, "kubectl")
 	if _, err := c.bridge.Ensure(ctx); err != nil {
 		return err
 	}
 	c.cp, err = controlplane.Start(ctx, controlplane.Config{
-		DataDir: filepath.Join(c.dir, "kubernetes"), BinDir: kubeBin, Address: c.bridge.Address.Addr().String(),
+		DataDir: filepath.Join(c.dir, "kubernetes"), BinDir: bins.kube, Address: c.bridge.Address.Addr().String(),
 		ServiceClusterIPRange: serviceCIDR,
 	})
 	if err != nil {
 		return err
 	}
-	creds, err := c.cp.NodeCredentials(nodeName, c.bridge.Address.Addr().AsSlice())
-	if err != nil {
+	cfg := nodeConfig(c.dir, bins)
+	if cfg.Credentials, err = c.cp.NodeCredentials(nodeName, c.bridge.Address.Addr().AsSlice()); err != nil {
 		return err
 	}
-	pause := filepath.Join(c.dir, "pause")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", pause, "../../cmd/pause").CombinedOutput(); err != nil {
+	cfg.PauseBinary = filepath.Join(c.dir, "pause")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", cfg.PauseBinary, "../../cmd/pause").CombinedOutput(); err != nil {
 		return fmt.Errorf("building pause: %w\n%s", err, out)
 	}
-	c.node, err = node.Start(ctx, node.Config{
-		Name: nodeName, DataDir: filepath.Join(c.dir, "node"), KubeBinDir: kubeBin, ContainerdBinDir: ctrdBin,
-		Bridge: c.bridge, Credentials: creds, PauseBinary: pause, ClusterDNS: dnsIP,
-		Images: []images.Image{busybox(), dns.Image, registry.Image},
-	})
-	if err != nil {
+	cfg.ClusterDNS, cfg.Images = dnsIP, []images.Image{busybox(), dns.Image, registry.Image}
+	if c.node, err = node.Start(ctx, cfg); err != nil {
 		return err
 	}
 	if c.cs, err = kubernetes.NewForConfig(c.cp.RESTConfig()); err != nil {
@@ -156,16 +155,22 @@ func (c *cluster) start(ctx context.Context) error {
 	if err := c.node.WaitReady(ctx, c.cs); err != nil {
 		return err
 	}
+	return c.installAddons(ctx, dns, registry)
+}
+
+// installAddons applies the add-ons and waits until they are Ready and
+// pods can be admitted.
+func (c *cluster) installAddons(ctx context.Context, all ...addons.Addon) error {
 	admin, err := crclient.New(c.cp.RESTConfig(), crclient.Options{})
 	if err != nil {
 		return err
 	}
-	for _, a := range []addons.Addon{dns, registry} {
+	for _, a := range all {
 		if err := a.Install(ctx, admin); err != nil {
 			return err
 		}
 	}
-	for _, a := range []addons.Addon{dns, registry} {
+	for _, a := range all {
 		if err := a.WaitReady(ctx, admin); err != nil {
 			return err
 		}
