@@ -28,9 +28,13 @@ type hostRecord struct {
 // kubelet whatever their configured directories.
 var fixedPaths = []string{"/run/containerd", "/var/lib/kubelet", "/var/lib/cni", "/var/log/containers", "/var/log/pods"}
 
-// kernelSettings are the sysctls the kubelet sets at start, and IP
+// kubeletSettings are the sysctls the kubelet sets at start; Stop puts
+// them back.
+var kubeletSettings = []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops"}
+
+// kernelSettings are what the record keeps: the kubelet's and IP
 // forwarding, which the CNI bridge plugin turns on for the first pod.
-var kernelSettings = []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops", forwarding}
+var kernelSettings = append(slices.Clone(kubeletSettings), forwarding)
 
 // recordHost writes the record on the first start and loads it on later
 // ones.
@@ -71,11 +75,11 @@ func (n *Node) recordHost(ctx context.Context) error {
 // still route through the bridge; Purge puts it back.
 const forwarding = "net/ipv4/ip_forward"
 
-// restoreSysctls puts back the recorded kernel settings, IP forwarding
-// only when withForwarding.
-func (n *Node) restoreSysctls(withForwarding bool) error {
-	for key, value := range n.host.Sysctls {
-		if key == forwarding && !withForwarding {
+// restoreSysctls puts back the recorded values of keys.
+func (n *Node) restoreSysctls(keys ...string) error {
+	for _, key := range keys {
+		value, ok := n.host.Sysctls[key]
+		if !ok {
 			continue
 		}
 		if err := os.WriteFile(filepath.Join("/proc/sys", key), []byte(value), 0o644); err != nil {

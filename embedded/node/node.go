@@ -144,7 +144,7 @@ func (n *Node) PID(name string) int { return n.procs.PID(name) }
 // their containers belong to containerd's shims, not to containerd, so
 // virtual machines survive a stop of the platform.
 func (n *Node) Stop() error {
-	err := errors.Join(n.procs.Stop(stopGrace), n.restoreSysctls(false))
+	err := errors.Join(n.procs.Stop(stopGrace), n.restoreSysctls(kubeletSettings...))
 	if n.lock != nil {
 		n.lock.Close()
 		n.lock = nil

@@ -48,7 +48,7 @@ func PurgeStopped(ctx context.Context, cfg Config) error {
 
 func (n *Node) purge(ctx context.Context) error {
 	errs := []error{n.removePods(ctx)}
-	errs = append(errs, n.Stop(), n.restoreSysctls(true))
+	errs = append(errs, n.Stop(), n.restoreSysctls(forwarding))
 	errs = append(errs, n.cleanupProxy(ctx))
 	errs = append(errs, removeKubeletChains(ctx), removeCNIChains(ctx))
 	errs = append(errs, n.removeNewEmptyTables(ctx))
