@@ -7,7 +7,7 @@ install:
 	./hack/install.sh
 
 up: install
-	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher
+	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause
 	./bin/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
 
 test: install unit integration
@@ -31,4 +31,4 @@ generate:
 	$(GO) run ./cmd/crdgen
 
 build:
-	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/virtctl
+	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause ./cmd/virtctl

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the launcher image's base, once per package list, into the cache,
 # and prints the path of its root filesystem tarball: Debian bookworm's
-# essential packages with libvirt's daemon and QEMU driver, QEMU for x86 and
-# qemu-img and ps, as the virt-launcher pod runs them (libvirtd in session
-# mode and qemu as a non-root user). Documentation, manual pages and
-# translations are left out.
+# essential packages with libvirt's daemon and QEMU driver, QEMU for x86,
+# qemu-img, genisoimage (cloud-init disks) and ps, as the virt-launcher pod
+# runs them (libvirtd in session mode and qemu as a non-root user).
+# Documentation, manual pages and translations are left out.
 set -euo pipefail
 
-packages=(libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 qemu-utils procps)
+packages=(libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 qemu-utils genisoimage procps)
 suite=bookworm
 key=$(printf '%s\n' "$suite" "${packages[@]}" v1 | sha256sum | cut -c1-12)
 dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/launcher-base-$key"

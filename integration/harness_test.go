@@ -97,7 +97,7 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 		return s, err
 	}
 	s.virtflowBin = filepath.Join(dir, "virtflow")
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "../cmd/virtflow", "../cmd/virt-launcher")
+	build := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "../cmd/virtflow", "../cmd/virt-launcher", "../cmd/pause")
 	if out, err := build.CombinedOutput(); err != nil {
 		return s, fmt.Errorf("building virtflow: %w\n%s", err, out)
 	}

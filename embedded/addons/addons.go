@@ -50,3 +50,19 @@ func (a Addon) Install(ctx context.Context, c client.Client) error {
 func (a Addon) WaitReady(ctx context.Context, c client.Client) error {
 	return rollout.Deployment(ctx, c, client.ObjectKey{Namespace: "kube-system", Name: a.Name}, 3*time.Minute)
 }
+
+// InstallAll applies every add-on, then waits until each is Ready: they
+// start in parallel.
+func InstallAll(ctx context.Context, c client.Client, all ...Addon) error {
+	for _, a := range all {
+		if err := a.Install(ctx, c); err != nil {
+			return err
+		}
+	}
+	for _, a := range all {
+		if err := a.WaitReady(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -19,6 +19,7 @@ const usage = `usage: virtflow <command> [flags]
 
 commands:
   up       run the embedded platform (Kubernetes, Temporal, operators) until Ctrl-C
+  down     stop a running "virtflow up"; --purge also removes the node's pods (and VMs) and network from the host
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
   prepare  build (first run) the pinned Kubernetes binaries, containerd, CoreDNS and the registry into the cache
@@ -38,6 +39,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 	switch args[0] {
 	case "up":
 		return up(ctx, args[1:], out)
+	case "down":
+		return down(ctx, args[1:], out)
 	case "status":
 		return status(ctx, args[1:], out)
 	case "worker":
@@ -68,7 +71,8 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.TemporalPort, "temporal-port", 7233, "Temporal frontend port on 127.0.0.1")
 	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
 	fs.IntVar(&o.MetricsPort, "metrics-port", 8383, "operator Prometheus metrics port on 127.0.0.1 (0 turns it off)")
-	fs.StringVar(&o.TestGuestDir, "test-guest", "", "import the test guest built by hack/mkguest.sh as virtflow/test-guest:latest")
+	fs.StringVar(&o.TestGuestDir, "test-guest", "", "push the test guest built by hack/mkguest.sh to the node's registry as virtflow/test-guest:latest")
+	fs.StringVar(&o.LauncherBase, "launcher-base", "", "the launcher image's base root filesystem tarball (built by hack/launcher-base.sh when empty)")
 	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "serve the virtctl builds made by hack/virtctl-builds.sh (hco cli-download)")
 	fs.IntVar(&o.CLIDownloadsPort, "cli-downloads-port", 8190, "cli-download port on 127.0.0.1")
 	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")

@@ -103,6 +103,13 @@ func TestContainerdReachesTheNodeRegistryByNameAndAddressOverHTTP(t *testing.T) 
 		entry := conf["host"].(map[string]any)["http://10.244.0.1:5000"].(map[string]any)
 		require.Contains(t, entry["capabilities"], "pull")
 	}
+	// docker.io names resolve through the node's registry first.
+	data, err := os.ReadFile(filepath.Join(n.cfg.DataDir, "certs.d", "docker.io", "hosts.toml"))
+	require.NoError(t, err)
+	var conf map[string]any
+	require.NoError(t, toml.Unmarshal(data, &conf))
+	entry := conf["host"].(map[string]any)["http://10.244.0.1:5000"].(map[string]any)
+	require.Equal(t, []any{"pull", "resolve"}, entry["capabilities"])
 }
 
 func TestOnlyOurNetworksPodChainsAreSwept(t *testing.T) {

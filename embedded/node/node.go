@@ -127,6 +127,9 @@ func withDefaults(cfg Config) Config {
 // IP is the node's address.
 func (n *Node) IP() netip.Addr { return n.cfg.Bridge.Address.Addr() }
 
+// KubeletRoot is the kubelet's root directory, where pods' volumes are.
+func (n *Node) KubeletRoot() string { return n.path("kubelet") }
+
 // ContainerdSocket is containerd's gRPC socket.
 func (n *Node) ContainerdSocket() string { return n.statePath("containerd.sock") }
 

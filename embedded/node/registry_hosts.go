@@ -19,7 +19,10 @@ func (n *Node) RegistryAddress() string {
 }
 
 // writeRegistryHosts tells containerd to reach the node's registry, by its
-// name or its address, over plain HTTP: it is local to the node.
+// name or its address, over plain HTTP: it is local to the node. The
+// registry also mirrors docker.io, as a cluster without internet access
+// has it: an image pushed as virtflow/test-guest is what a containerDisk
+// naming virtflow/test-guest gets.
 func (n *Node) writeRegistryHosts() error {
 	server := "http://" + n.RegistryAddress()
 	hosts := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n", server, server)
@@ -28,5 +31,6 @@ func (n *Node) writeRegistryHosts() error {
 			return err
 		}
 	}
-	return nil
+	mirror := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "https://registry-1.docker.io", server)
+	return writeFile(n.path("certs.d", "docker.io", "hosts.toml"), []byte(mirror))
 }

@@ -1,7 +1,8 @@
 // Package platform is `virtflow up`: it brings up the embedded Kubernetes
-// control plane and Temporal server, installs virtflow's manifests, runs the
-// operators, webhooks and worker in this process, and creates the default
-// HyperConverged.
+// control plane, a real node (containerd, kubelet, kube-proxy, cluster DNS
+// and a registry) and the Temporal server, installs virtflow's manifests,
+// runs the operators, webhooks, worker and node agent in this process, and
+// creates the default HyperConverged.
 package platform
 
 import (
@@ -29,9 +30,12 @@ type Options struct {
 	Out io.Writer
 	// LogDir receives component logs; empty means stderr (tests).
 	LogDir string
-	// TestGuestDir, when set, is the output of hack/mkguest.sh, imported as
-	// the image virtflow/test-guest:latest.
+	// TestGuestDir, when set, is the output of hack/mkguest.sh, pushed to
+	// the node's registry as the containerDisk virtflow/test-guest:latest.
 	TestGuestDir string
+	// LauncherBase is the launcher image's base root filesystem tarball;
+	// hack/launcher-base.sh builds (once) and names it when empty.
+	LauncherBase string
 	// CLIDownloads, when set, is the output of hack/virtctl-builds.sh,
 	// served on 127.0.0.1:CLIDownloadsPort.
 	CLIDownloads     string

@@ -126,7 +126,7 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 		if err := handler.Setup(mgr, n); err != nil {
 			return err
 		}
-		hp := hostpath.Config{NodeName: n.NodeName, HostRoot: n.StorageRoot(), Version: Version}
+		hp := hostpath.Config{NodeName: n.NodeName, HostRoot: n.StorageRoot(), Version: Version, KubeletRoot: n.KubeletRoot}
 		if err := hostpath.Setup(mgr, hp); err != nil {
 			return err
 		}

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/node"
 	"github.com/virtflow/virtflow/embedded/temporal"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/worker"
@@ -23,6 +23,7 @@ type Platform struct {
 	cp       *controlplane.ControlPlane
 	temporal *temporal.Server
 	services *Services
+	node     *node.Node
 }
 
 // Start brings everything up and returns once the operators run; the
@@ -47,14 +48,21 @@ func (p *Platform) start(ctx context.Context) error {
 		}
 		p.log = f
 	}
-	binDir, err := binaries.Ensure(ctx, o.ToolsDir, o.CacheDir, p.say)
+	if os.Geteuid() != 0 {
+		return errors.New("virtflow up needs root: it runs a Kubernetes node, whose containerd and runc create namespaces, cgroups and mounts for pods and whose kubelet and kube-proxy program the host's network")
+	}
+	tools, err := ensureNodeTools(ctx, o, p.say)
 	if err != nil {
 		return err
 	}
-	p.say("starting Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)")
+	if _, err := NodeBridge.Ensure(ctx); err != nil {
+		return err
+	}
+	p.say("starting Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler) on " + NodeBridge.Address.Addr().String())
 	p.cp, err = controlplane.Start(ctx, controlplane.Config{
-		DataDir: filepath.Join(o.DataDir, "kubernetes"), BinDir: binDir,
+		DataDir: filepath.Join(o.DataDir, "kubernetes"), BinDir: tools.kube,
 		APIServerPort: o.APIServerPort, EtcdPort: o.EtcdPort,
+		Address: NodeBridge.Address.Addr().String(), ServiceClusterIPRange: ServiceCIDR,
 	})
 	if err != nil {
 		return err
@@ -75,6 +83,9 @@ func (p *Platform) start(ctx context.Context) error {
 	if err := InstallManifests(ctx, p.cp.RESTConfig()); err != nil {
 		return err
 	}
+	if err := p.startNode(ctx, tools); err != nil {
+		return err
+	}
 	return p.startServices(ctx)
 }
 
@@ -82,11 +93,9 @@ func (p *Platform) start(ctx context.Context) error {
 // then creates the default storage and HyperConverged.
 func (p *Platform) startServices(ctx context.Context) error {
 	o := p.opts
-	node, err := p.nodeConfig()
-	if err != nil {
-		return err
-	}
+	node := p.agentConfig()
 	p.say("starting operators, webhooks, the worker and node agent " + node.NodeName + " (" + string(node.DomainType) + " guests)")
+	var err error
 	p.services, err = StartServices(ctx, ServicesConfig{
 		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
 		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
@@ -124,6 +133,11 @@ func (p *Platform) Stop() error {
 	var errs []error
 	if p.services != nil {
 		errs = append(errs, p.services.Stop())
+	}
+	// The node stops with its pods left running: VMs outlive the platform,
+	// and the next start picks them up (virtflow down --purge removes them).
+	if p.node != nil {
+		errs = append(errs, p.node.Stop())
 	}
 	if p.temporal != nil {
 		errs = append(errs, p.temporal.Stop())

@@ -165,15 +165,8 @@ func (c *cluster) installAddons(ctx context.Context, all ...addons.Addon) error 
 	if err != nil {
 		return err
 	}
-	for _, a := range all {
-		if err := a.Install(ctx, admin); err != nil {
-			return err
-		}
-	}
-	for _, a := range all {
-		if err := a.WaitReady(ctx, admin); err != nil {
-			return err
-		}
+	if err := addons.InstallAll(ctx, admin, all...); err != nil {
+		return err
 	}
 	return waitDefaultServiceAccount(ctx, c.cs)
 }

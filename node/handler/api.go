@@ -71,7 +71,7 @@ func (a *apiServer) Start(ctx context.Context) error {
 func (a *apiServer) publishToken(ctx context.Context) error {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.cfg.Namespace, Name: TokenSecret(a.cfg.NodeName)}}
 	err := a.c.Get(ctx, client.ObjectKeyFromObject(s), s)
-	s.Data = map[string][]byte{"token": []byte(a.token)}
+	s.Data = map[string][]byte{"token": []byte(a.token), "address": []byte(a.ln.Addr().String())}
 	if apierrors.IsNotFound(err) {
 		err = a.c.Create(ctx, s)
 	} else if err == nil {
@@ -102,12 +102,12 @@ func (a *apiServer) stream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown stream "+kind, http.StatusNotFound)
 		return
 	}
-	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	l, err := a.launcher(r.Context(), r.PathValue("ns"), r.PathValue("name"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	stream, err := launcher.NewClient(dir).Stream(context.WithoutCancel(r.Context()), kind)
+	stream, err := l.client().Stream(context.WithoutCancel(r.Context()), kind)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
@@ -120,12 +120,12 @@ func (a *apiServer) guestInfo(w http.ResponseWriter, r *http.Request) {
 	if !a.authorized(w, r) {
 		return
 	}
-	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	l, err := a.launcher(r.Context(), r.PathValue("ns"), r.PathValue("name"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	gi, err := launcher.NewClient(dir).GuestInfo(r.Context())
+	gi, err := l.client().GuestInfo(r.Context())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
@@ -143,26 +143,26 @@ func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown command "+verb, http.StatusNotFound)
 		return
 	}
-	dir, err := a.launcherDir(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+	l, err := a.launcher(r.Context(), r.PathValue("ns"), r.PathValue("name"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	if err := launcher.NewClient(dir).Command(r.Context(), verb); err != nil {
+	if err := l.client().Command(r.Context(), verb); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (a *apiServer) launcherDir(ctx context.Context, ns, name string) (string, error) {
+func (a *apiServer) launcher(ctx context.Context, ns, name string) (launcherRef, error) {
 	v := &kubevirtv1.VirtualMachineInstance{}
 	if err := a.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, v); err != nil {
-		return "", fmt.Errorf("VMI %s/%s: %w", ns, name, err)
+		return launcherRef{}, fmt.Errorf("VMI %s/%s: %w", ns, name, err)
 	}
 	pod, err := launcherPod(ctx, a.c, a.cfg.NodeName, v)
 	if err != nil || pod == nil {
-		return "", fmt.Errorf("VMI %s/%s is not running on node %s", ns, name, a.cfg.NodeName)
+		return launcherRef{}, fmt.Errorf("VMI %s/%s is not running on node %s", ns, name, a.cfg.NodeName)
 	}
-	return a.cfg.podDir(pod.Namespace, pod.Name), nil
+	return a.cfg.locate(pod), nil
 }

@@ -14,19 +14,26 @@ import (
 	"github.com/virtflow/virtflow/node/launcher"
 )
 
+// claimOf is the PVC behind a persistentVolumeClaim or dataVolume volume,
+// "" for other volumes.
+func claimOf(v kubevirtv1.Volume) string {
+	switch {
+	case v.PersistentVolumeClaim != nil:
+		return v.PersistentVolumeClaim.ClaimName
+	case v.DataVolume != nil:
+		return v.DataVolume.Name
+	}
+	return ""
+}
+
 // resolveClaims maps each PVC or DataVolume volume of the VMI to the node
 // path of its bound PersistentVolume (hostPath, local, or a CSI volume that
 // publishes its path in volumeAttributes["path"]).
 func resolveClaims(ctx context.Context, c client.Client, vmi *kubevirtv1.VirtualMachineInstance) (map[string]launcher.PVCPath, error) {
 	out := map[string]launcher.PVCPath{}
 	for _, v := range vmi.Spec.Volumes {
-		name := ""
-		switch {
-		case v.PersistentVolumeClaim != nil:
-			name = v.PersistentVolumeClaim.ClaimName
-		case v.DataVolume != nil:
-			name = v.DataVolume.Name
-		default:
+		name := claimOf(v)
+		if name == "" {
 			continue
 		}
 		p, err := claimPath(ctx, c, vmi.Namespace, name)

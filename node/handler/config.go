@@ -1,7 +1,9 @@
-// Package handler is virt-handler, the node agent: it registers its Node,
-// runs the launcher pods the scheduler binds to it as local processes (there
-// is no kubelet in embedded mode, and launcher pods are the only pods it
-// runs), and reports each VMI's state from its launcher.
+// Package handler is virt-handler, the node agent. On a real node the
+// kubelet runs the launcher pods and the agent hands each launcher its VMI
+// through the pod's private volume, then reports the VMI's state from the
+// launcher's socket. On a simulated node (a benchmark tool) there is no
+// kubelet: the agent registers the Node itself and runs the launcher pods
+// bound to it as local processes.
 package handler
 
 import (
@@ -28,7 +30,12 @@ type Config struct {
 	UID, GID int
 	// DomainType is kvm or qemu; DetectDomainType picks it.
 	DomainType domain.Type
-	// LauncherCommand starts a launcher; "--dir <dir>" is appended.
+	// KubeletRoot, when set, is the root directory of the kubelet that runs
+	// this node's pods: the agent neither registers the Node nor runs
+	// launchers, and finds each launcher's volumes under it.
+	KubeletRoot string
+	// LauncherCommand starts a launcher on a simulated node; "--dir <dir>"
+	// is appended.
 	LauncherCommand []string
 	// Capacity overrides the detected CPU, memory and pod capacity, for
 	// nodes of simulated (libvirt test driver) domains that carry more VMs

@@ -8,7 +8,6 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/kube/vmistatus"
-	"github.com/virtflow/virtflow/node/launcher"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
 
@@ -18,7 +17,7 @@ const interfaceInfoSource = "domain"
 
 // reportAgent sets the AgentConnected condition and, once per connection,
 // status.guestOSInfo from what the agent reports.
-func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, dir string, connected bool) {
+func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, l launcherRef, connected bool) {
 	if !connected {
 		removeCondition(v, kubevirtv1.VirtualMachineInstanceAgentConnected)
 		return
@@ -27,7 +26,7 @@ func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMa
 	if v.Status.GuestOSInfo.ID != "" || v.Status.GuestOSInfo.Name != "" {
 		return
 	}
-	gi, err := launcher.NewClient(dir).GuestInfo(ctx)
+	gi, err := l.client().GuestInfo(ctx)
 	if err != nil {
 		return
 	}

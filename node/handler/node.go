@@ -24,8 +24,9 @@ import (
 // leaseNamespace holds node heartbeats, as for kubelets.
 const leaseNamespace = "kube-node-lease"
 
-// nodeKeeper registers the Node and keeps it Ready by renewing its Lease
-// and heartbeat, so the node lifecycle controller never taints it.
+// nodeKeeper registers a simulated Node and keeps it Ready by renewing its
+// Lease and heartbeat, so the node lifecycle controller never taints it. A
+// real node's kubelet does all that; the keeper only labels it.
 type nodeKeeper struct {
 	c   client.Client
 	cfg Config
@@ -50,6 +51,10 @@ func (n *nodeKeeper) Start(ctx context.Context) error {
 		case <-time.After(2 * time.Second):
 		}
 	}
+	if n.cfg.KubeletRoot != "" {
+		<-ctx.Done()
+		return nil
+	}
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
 	for {
@@ -67,7 +72,7 @@ func (n *nodeKeeper) Start(ctx context.Context) error {
 func (n *nodeKeeper) register(ctx context.Context) error {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.cfg.NodeName}}
 	err := n.c.Get(ctx, types.NamespacedName{Name: n.cfg.NodeName}, node)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) && n.cfg.KubeletRoot == "" {
 		err = n.c.Create(ctx, node)
 	}
 	if err != nil {
@@ -84,6 +89,9 @@ func (n *nodeKeeper) register(ctx context.Context) error {
 	}
 	if err := n.c.Update(ctx, node); err != nil {
 		return fmt.Errorf("labelling node %s: %w", n.cfg.NodeName, err)
+	}
+	if n.cfg.KubeletRoot != "" {
+		return nil
 	}
 	return n.heartbeat(ctx)
 }

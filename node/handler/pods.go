@@ -37,6 +37,9 @@ func (r *podReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if pod.Spec.NodeName != r.cfg.NodeName {
 		return ctrl.Result{}, nil
 	}
+	if r.cfg.KubeletRoot != "" {
+		return r.handOver(ctx, pod)
+	}
 	dir := r.cfg.podDir(pod.Namespace, pod.Name)
 	if _, binder := pod.Labels[binderLabel]; binder {
 		// A DataVolume's binder pod only exists to be scheduled.

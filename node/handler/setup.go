@@ -2,6 +2,7 @@ package handler
 
 import (
 	"fmt"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -10,12 +11,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
 // Setup adds the node agent to a manager: node registration and
 // heartbeats, the launcher pod runtime and VMI status reporting.
 func Setup(mgr ctrl.Manager, cfg Config) error {
-	if len(cfg.LauncherCommand) == 0 {
+	if len(cfg.LauncherCommand) == 0 && cfg.KubeletRoot == "" {
 		return fmt.Errorf("node agent %s has no launcher command", cfg.NodeName)
 	}
 	if cfg.UID == 0 {
@@ -23,6 +26,9 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	}
 	if cfg.Namespace == "" {
 		cfg.Namespace = "kubevirt-hyperconverged"
+	}
+	if err := prepareHostCache(cfg); err != nil {
+		return err
 	}
 	api, err := newAPIServer(mgr.GetClient(), cfg)
 	if err != nil {
@@ -55,6 +61,21 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		For(&kubevirtv1.VirtualMachineInstance{}, vmiOnNode).Complete(&vmiReconciler{c: mgr.GetClient(), cfg: cfg})
 	if err != nil {
 		return fmt.Errorf("setting up VMI reporting: %w", err)
+	}
+	return nil
+}
+
+// prepareHostCache gives the launcher pods of a real node the libvirt cache
+// they share, owned by the user they run as.
+func prepareHostCache(cfg Config) error {
+	if cfg.KubeletRoot == "" {
+		return nil
+	}
+	if err := os.MkdirAll(launcherpod.HostCacheDir, 0o700); err != nil {
+		return fmt.Errorf("creating launcher cache: %w", err)
+	}
+	if err := os.Chown(launcherpod.HostCacheDir, cfg.UID, cfg.GID); err != nil {
+		return fmt.Errorf("handing launcher cache to uid %d: %w", cfg.UID, err)
 	}
 	return nil
 }

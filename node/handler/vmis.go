@@ -36,7 +36,7 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{RequeueAfter: time.Second}, err
 	}
 	before := v.Status.DeepCopy()
-	done := r.sync(ctx, v, r.cfg.podDir(pod.Namespace, pod.Name))
+	done := r.sync(ctx, v, r.cfg.locate(pod))
 	if !equality.Semantic.DeepEqual(before, &v.Status) {
 		if err := r.c.Status().Update(ctx, v); err != nil {
 			return ctrl.Result{}, fmt.Errorf("updating VMI %s status: %w", v.Name, err)
@@ -50,8 +50,8 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 // sync maps the launcher's report onto the VMI; it returns true once the
 // VMI is final.
-func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, dir string) bool {
-	if final, err := launcher.ReadStatus(dir); err == nil && final.Exited {
+func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, l launcherRef) bool {
+	if final, err := launcher.ReadStatus(l.dir); err == nil && final.Exited {
 		phase := kubevirtv1.Succeeded
 		if final.Message != "" {
 			phase = kubevirtv1.Failed
@@ -60,9 +60,9 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "GuestNotRunning", final.Message)
 		return true
 	}
-	st, err := launcher.NewClient(dir).Status(ctx)
+	st, err := l.client().Status(ctx)
 	if err != nil {
-		if _, alive := launcherPID(dir); !alive && v.Status.Phase == kubevirtv1.Running {
+		if !l.running() && v.Status.Phase == kubevirtv1.Running {
 			vmistatus.SetPhase(v, kubevirtv1.Failed)
 			vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "LauncherDied", LauncherDiedMessage)
 			return true
@@ -72,7 +72,7 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	}
 	if st.State == libvirt.Running || st.State == libvirt.Paused {
 		r.reportDevices(ctx, v)
-		r.reportAgent(ctx, v, dir, st.AgentConnected)
+		r.reportAgent(ctx, v, l, st.AgentConnected)
 	}
 	switch st.State {
 	case libvirt.Running:

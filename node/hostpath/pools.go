@@ -35,6 +35,10 @@ type Config struct {
 	HostRoot string
 	// Version is reported by the CSI driver.
 	Version string
+	// KubeletRoot, when set, is the root directory of the node's kubelet,
+	// with which the driver registers (as node-driver-registrar does) so
+	// that the kubelet mounts the driver's volumes into pods.
+	KubeletRoot string
 }
 
 // Socket is the CSI driver's unix socket for a node: short, for the

@@ -3,6 +3,7 @@ package hostpath
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,10 +11,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 	"github.com/virtflow/virtflow/node/csi"
+	"github.com/virtflow/virtflow/node/csi/registrar"
 )
 
 // Setup adds the node's hostpath provisioner to a manager: the CSI driver
@@ -56,6 +59,9 @@ type shutdown struct{ p *pools }
 
 func (s *shutdown) Start(ctx context.Context) error {
 	go s.p.labelNode(ctx)
+	if s.p.cfg.KubeletRoot != "" {
+		go s.p.register(ctx)
+	}
 	<-ctx.Done()
 	s.p.Shutdown()
 	return nil
@@ -82,6 +88,28 @@ func (p *pools) labelNode(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-time.After(time.Second):
+		}
+	}
+}
+
+// register keeps the driver registered with the kubelet: a refusal (the
+// driver's socket is not up yet) is tried again, as the registrar sidecar's
+// restarts would.
+func (p *pools) register(ctx context.Context) {
+	cfg := registrar.Config{
+		DriverName: csi.DriverName, Endpoint: p.cfg.Socket(),
+		RegistrationDir: filepath.Join(p.cfg.KubeletRoot, "plugins_registry"),
+	}
+	for {
+		err := registrar.Run(ctx, cfg)
+		if ctx.Err() != nil {
+			return
+		}
+		log.FromContext(ctx).Info("registering the CSI driver with the kubelet again", "reason", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
 		}
 	}
 }

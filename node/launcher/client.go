@@ -8,8 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/virtflow/virtflow/node/libvirt"
 	"github.com/virtflow/virtflow/wire/rawstream"
@@ -22,14 +25,36 @@ type Client struct {
 }
 
 // NewClient returns a client for the launcher in dir.
-func NewClient(dir string) *Client {
-	sock := Socket(dir)
-	return &Client{socket: sock, http: &http.Client{
+func NewClient(dir string) *Client { return NewClientAt(Socket(dir)) }
+
+// NewClientAt returns a client for the launcher serving socket, which may
+// be longer than a socket address can be (a pod's volume on the node).
+func NewClientAt(socket string) *Client {
+	return &Client{socket: socket, http: &http.Client{
 		Timeout: 10 * time.Second,
 		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+			return dialSocket(ctx, socket)
 		}},
 	}}
+}
+
+// maxSocketPath is what fits a unix socket address with its terminator.
+const maxSocketPath = 107
+
+// dialSocket connects to a unix socket; a path too long for a socket
+// address is reached through a descriptor of its directory, whose
+// /proc/self/fd name is short.
+func dialSocket(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	if len(path) <= maxSocketPath {
+		return d.DialContext(ctx, "unix", path)
+	}
+	fd, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening socket directory %s: %w", filepath.Dir(path), err)
+	}
+	defer unix.Close(fd)
+	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/%s", fd, filepath.Base(path)))
 }
 
 // Status returns the domain's current status.
@@ -89,7 +114,11 @@ const (
 // Stream opens the serial console or the VNC display as a raw
 // bidirectional stream.
 func (c *Client) Stream(ctx context.Context, kind string) (net.Conn, error) {
-	conn, err := rawstream.Dial(ctx, "unix", c.socket, "/v1/"+kind, nil)
+	raw, err := dialSocket(ctx, c.socket)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", kind, err)
+	}
+	conn, err := rawstream.Open(raw, "/v1/"+kind, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", kind, err)
 	}

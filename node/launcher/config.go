@@ -15,6 +15,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/node/libvirt/domain"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
 // Config is what virt-handler hands a launcher, as config.json in its
@@ -37,6 +38,10 @@ type Config struct {
 	// PVCPaths maps a PVC or DataVolume claim name to its file or device,
 	// resolved by virt-handler from the bound PersistentVolume.
 	PVCPaths map[string]PVCPath `json:"pvcPaths,omitempty"`
+	// Pod is set when the launcher runs in a launcher pod: its sockets,
+	// container disks and kernel-boot image are where launcherpod puts
+	// them, and it already runs as UID.
+	Pod bool `json:"pod,omitempty"`
 }
 
 // PVCPath is where a claim's data lives on this node.
@@ -57,7 +62,32 @@ const (
 // short because unix socket paths are limited to 108 bytes, while the
 // launcher directory's path grows with the namespace and pod names, and
 // libvirt nests its qemu monitor socket several levels deep.
-func (cfg Config) runtimeDir() string { return RuntimeDirFor(cfg.Dir) }
+func (cfg Config) runtimeDir() string {
+	if cfg.Pod {
+		return launcherpod.SocketsDir
+	}
+	return RuntimeDirFor(cfg.Dir)
+}
+
+// socket is the command socket this launcher serves.
+func (cfg Config) socket() string { return filepath.Join(cfg.runtimeDir(), SocketFile) }
+
+// containerDiskDir is where the image of a containerDisk volume is: mounted
+// by the kubelet in a pod, else in the node's local image store.
+func (cfg Config) containerDiskDir(volume, image string) (string, error) {
+	if cfg.Pod {
+		return launcherpod.ContainerDiskDir(volume), nil
+	}
+	return ImageDir(cfg.ImageStore, image)
+}
+
+// kernelBootDir is where the kernel-boot image is.
+func (cfg Config) kernelBootDir(image string) (string, error) {
+	if cfg.Pod {
+		return launcherpod.KernelBootDir, nil
+	}
+	return ImageDir(cfg.ImageStore, image)
+}
 
 // vncSocket is where qemu serves the guest's display; simulated domains
 // and VMIs without a graphics device have none.
@@ -95,11 +125,36 @@ func WriteConfig(cfg Config) error {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return fmt.Errorf("creating launcher directory: %w", err)
 	}
+	return writeConfigFile(filepath.Join(cfg.Dir, ConfigFile), cfg)
+}
+
+// WriteConfigAt hands cfg to the launcher of a pod whose private directory
+// is hostDir on the node. The launcher runs as cfg.UID, so the file is
+// its; it is written aside and renamed, so the launcher waiting for it
+// never reads half of it.
+func WriteConfigAt(hostDir string, cfg Config) error {
+	tmp := filepath.Join(hostDir, "."+ConfigFile)
+	if err := writeConfigFile(tmp, cfg); err != nil {
+		return err
+	}
+	if err := os.Chown(tmp, cfg.UID, cfg.GID); err != nil {
+		return fmt.Errorf("handing launcher config to uid %d: %w", cfg.UID, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(hostDir, ConfigFile)); err != nil {
+		return fmt.Errorf("publishing launcher config: %w", err)
+	}
+	return nil
+}
+
+func writeConfigFile(file string, cfg Config) error {
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return fmt.Errorf("encoding launcher config: %w", err)
 	}
-	return os.WriteFile(filepath.Join(cfg.Dir, ConfigFile), data, 0o600)
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return fmt.Errorf("writing launcher config: %w", err)
+	}
+	return nil
 }
 
 // ReadConfig loads the config from dir.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/virtflow/virtflow/node/libvirt"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
 // Status is what the launcher reports on its socket and, at exit, in
@@ -37,8 +38,10 @@ func Run(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Chown(dir, cfg.UID, cfg.GID); err != nil {
-		return fmt.Errorf("handing %s to uid %d: %w", dir, cfg.UID, err)
+	if asRoot() {
+		if err := os.Chown(dir, cfg.UID, cfg.GID); err != nil {
+			return fmt.Errorf("handing %s to uid %d: %w", dir, cfg.UID, err)
+		}
 	}
 	err = run(ctx, cfg)
 	if err != nil {
@@ -61,7 +64,7 @@ func run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	l := &launcher{cfg: cfg, hv: hv, name: domain.Name(&cfg.VMI)}
-	srv, err := serve(Socket(cfg.Dir), l)
+	srv, err := serve(cfg.socket(), l)
 	if err != nil {
 		return err
 	}
@@ -198,4 +201,22 @@ func readGracePeriod(dir string) (int64, bool) {
 	}
 	g, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	return g, err == nil && g >= 0
+}
+
+// RunPod is the launcher of a launcher pod: it waits for the config the
+// node agent writes into the pod's private directory, then runs the VMI.
+// Deleting the pod before the config arrives ends it without a guest.
+func RunPod(ctx context.Context) error {
+	dir := launcherpod.PrivateDir
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return Run(ctx, dir)
 }

@@ -31,21 +31,8 @@ func StartDaemon(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	rt := cfg.runtimeDir()
 	home, run, conf := filepath.Join(cfg.Dir, "home"), filepath.Join(rt, "run"), filepath.Join(rt, "config")
-	// The parent is shared by every launcher and only needs to be
-	// traversable by the unprivileged user.
-	if err := os.MkdirAll(filepath.Dir(rt), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(rt), err)
-	}
-	if err := os.Chmod(filepath.Dir(rt), 0o755); err != nil {
-		return nil, fmt.Errorf("opening %s: %w", filepath.Dir(rt), err)
-	}
-	for _, d := range []string{rt, home, run, conf, cfg.CacheDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("creating %s: %w", d, err)
-		}
-		if err := os.Chown(d, cfg.UID, cfg.GID); err != nil {
-			return nil, fmt.Errorf("handing %s to uid %d: %w", d, cfg.UID, err)
-		}
+	if err := makeDaemonDirs(cfg, rt, home, run, conf); err != nil {
+		return nil, err
 	}
 	logf, err := os.OpenFile(filepath.Join(cfg.Dir, "libvirtd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -59,9 +46,9 @@ func StartDaemon(ctx context.Context, cfg Config) (*Daemon, error) {
 		"LIBVIRT_LOG_OUTPUTS=3:stderr",
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Credential: &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: kvmGroups(cfg)},
-		Setpgid:    true, Pdeathsig: syscall.SIGKILL,
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if asRoot() {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: kvmGroups(cfg)}
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -71,6 +58,37 @@ func StartDaemon(ctx context.Context, cfg Config) (*Daemon, error) {
 	go func() { d.done <- cmd.Wait(); logf.Close() }()
 	return d, d.waitSocket(ctx)
 }
+
+// makeDaemonDirs creates libvirtd's directories, owned by cfg.UID. A
+// launcher that is not root (in a pod) already is that user.
+func makeDaemonDirs(cfg Config, rt string, dirs ...string) error {
+	if asRoot() {
+		// The parent is shared by every launcher and only needs to be
+		// traversable by the unprivileged user.
+		if err := os.MkdirAll(filepath.Dir(rt), 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", filepath.Dir(rt), err)
+		}
+		if err := os.Chmod(filepath.Dir(rt), 0o755); err != nil {
+			return fmt.Errorf("opening %s: %w", filepath.Dir(rt), err)
+		}
+	}
+	for _, d := range append([]string{rt, cfg.CacheDir}, dirs...) {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("creating %s: %w", d, err)
+		}
+		if !asRoot() {
+			continue
+		}
+		if err := os.Chown(d, cfg.UID, cfg.GID); err != nil {
+			return fmt.Errorf("handing %s to uid %d: %w", d, cfg.UID, err)
+		}
+	}
+	return nil
+}
+
+// asRoot tells a launcher started by a node agent (root, handing its guest
+// to an unprivileged user) from one in a pod (already that user).
+func asRoot() bool { return os.Geteuid() == 0 }
 
 func kvmGroups(cfg Config) []uint32 {
 	if cfg.DomainType != "kvm" {

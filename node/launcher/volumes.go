@@ -53,7 +53,7 @@ func prepareVolumes(ctx context.Context, cfg Config) (resolved, error) {
 		if err != nil {
 			return r, fmt.Errorf("preparing volume %s: %w", v.Name, err)
 		}
-		if !src.Block {
+		if !src.Block && asRoot() {
 			if err := os.Chown(src.Path, cfg.UID, cfg.GID); err != nil && !src.ReadOnly {
 				return r, fmt.Errorf("handing volume %s to uid %d: %w", v.Name, cfg.UID, err)
 			}
@@ -82,7 +82,7 @@ func prepareVolume(ctx context.Context, cfg Config, disks string, v kubevirtv1.V
 }
 
 func containerDisk(ctx context.Context, cfg Config, disks string, v kubevirtv1.Volume) (domain.Source, error) {
-	dir, err := ImageDir(cfg.ImageStore, v.ContainerDisk.Image)
+	dir, err := cfg.containerDiskDir(v.Name, v.ContainerDisk.Image)
 	if err != nil {
 		return domain.Source{}, err
 	}
@@ -162,7 +162,7 @@ func resolveKernel(cfg Config, r *resolved) error {
 		return nil
 	}
 	c := fw.KernelBoot.Container
-	dir, err := ImageDir(cfg.ImageStore, c.Image)
+	dir, err := cfg.kernelBootDir(c.Image)
 	if err != nil {
 		return fmt.Errorf("kernel boot: %w", err)
 	}

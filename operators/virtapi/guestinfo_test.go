@@ -3,10 +3,8 @@ package virtapi
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,17 +21,12 @@ import (
 func agentsWith(t *testing.T, h http.Handler, vmi *kubevirtv1.VirtualMachineInstance) *NodeAgents {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	host, port, err := net.SplitHostPort(srv.Listener.Addr().String())
-	require.NoError(t, err)
-	p, _ := strconv.Atoi(port)
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1"}, Status: corev1.NodeStatus{
-		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: host}},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(p)}},
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "install", Name: "token-node1"}, Data: map[string][]byte{
+		"token": []byte("t0ken"), "address": []byte(srv.Listener.Addr().String()),
 	}}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "install", Name: "token-node1"}, Data: map[string][]byte{"token": []byte("t0ken")}}
 	scheme, err := kubescheme.New()
 	require.NoError(t, err)
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects([]client.Object{node, secret, vmi}...).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects([]client.Object{secret, vmi}...).Build()
 	return &NodeAgents{Client: c, Namespace: "install", TokenSecret: func(n string) string { return "token-" + n }}
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -86,25 +84,15 @@ func (n *NodeAgents) agentRequest(ctx context.Context, vmi *kubevirtv1.VirtualMa
 }
 
 func (n *NodeAgents) endpoint(ctx context.Context, nodeName string) (string, string, error) {
-	node := &corev1.Node{}
-	if err := n.Client.Get(ctx, types.NamespacedName{Name: nodeName}, node); err != nil {
-		return "", "", fmt.Errorf("reading node %s: %w", nodeName, err)
-	}
-	ip := ""
-	for _, a := range node.Status.Addresses {
-		if a.Type == corev1.NodeInternalIP {
-			ip = a.Address
-		}
-	}
-	port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
-	if ip == "" || port == 0 {
-		return "", "", fmt.Errorf("node %s does not publish its agent's address yet", nodeName)
-	}
 	secret := &corev1.Secret{}
 	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: n.Namespace, Name: n.TokenSecret(nodeName)}, secret); err != nil {
 		return "", "", fmt.Errorf("reading the token of node %s: %w", nodeName, err)
 	}
-	return "http://" + net.JoinHostPort(ip, strconv.Itoa(int(port))), string(secret.Data["token"]), nil
+	addr := string(secret.Data["address"])
+	if addr == "" {
+		return "", "", fmt.Errorf("node %s does not publish its agent's address yet", nodeName)
+	}
+	return "http://" + addr, string(secret.Data["token"]), nil
 }
 
 func (n *NodeAgents) httpClient() *http.Client {

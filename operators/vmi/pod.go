@@ -7,11 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-)
 
-// LauncherImage names the launcher container; in embedded mode the node
-// agent runs the launcher itself and never pulls it.
-const LauncherImage = "virtflow/virt-launcher:latest"
+	"github.com/virtflow/virtflow/wire/launcherpod"
+)
 
 // LauncherLabel value marks launcher pods under kubevirtv1.AppLabel.
 const LauncherLabel = "virt-launcher"
@@ -24,15 +22,17 @@ var (
 	perVCPU        = resource.MustParse("8Mi")
 )
 
-// launcherPod is the pod that carries a VMI: the scheduler places it, the
-// node agent runs it.
-func launcherPod(vmi *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
+// launcherPod is the pod that carries a VMI: the scheduler places it and
+// the kubelet runs it (a simulated node's agent runs its launcher as a
+// process instead). Claims named in block are mounted as devices.
+func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) (*corev1.Pod, error) {
 	mem, err := podMemory(vmi)
 	if err != nil {
 		return nil, err
 	}
 	cpu := podCPU(vmi)
-	yes := true
+	yes, no := true, false
+	user := int64(launcherpod.User)
 	grace := int64(30)
 	if vmi.Spec.TerminationGracePeriodSeconds != nil {
 		grace = *vmi.Spec.TerminationGracePeriodSeconds + 15
@@ -62,38 +62,29 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
 			Tolerations:                   vmi.Spec.Tolerations,
 			SchedulerName:                 vmi.Spec.SchedulerName,
 			TerminationGracePeriodSeconds: &grace,
-			AutomountServiceAccountToken:  new(bool),
+			AutomountServiceAccountToken:  &no,
+			// libvirtd daemonizes, and so do its QEMU probes: the pod's
+			// pause process, as PID 1 of a shared namespace, reaps them.
+			ShareProcessNamespace: &yes,
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsUser: &user, RunAsGroup: &user, RunAsNonRoot: &yes,
+			},
 			Containers: []corev1.Container{{
-				Name: "compute", Image: LauncherImage,
+				Name: "compute", Image: launcherpod.Image, ImagePullPolicy: corev1.PullIfNotPresent,
+				Command: launcherpod.Command,
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 					corev1.ResourceMemory: mem, corev1.ResourceCPU: cpu,
 				}},
+				SecurityContext: &corev1.SecurityContext{
+					Privileged: &no, AllowPrivilegeEscalation: &no,
+					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+				VolumeMounts:  volumeMounts(vmi, block),
+				VolumeDevices: volumeDevices(vmi, block),
 			}},
-			Volumes: claimVolumes(vmi),
+			Volumes: podVolumes(vmi),
 		},
 	}, nil
-}
-
-// claimVolumes lists the VMI's claims (PVCs and DataVolumes' PVCs) in the
-// pod, so the scheduler binds WaitForFirstConsumer claims to the pod's node
-// and places the pod where its volumes are.
-func claimVolumes(vmi *kubevirtv1.VirtualMachineInstance) []corev1.Volume {
-	var out []corev1.Volume
-	for _, v := range vmi.Spec.Volumes {
-		claim := ""
-		switch {
-		case v.PersistentVolumeClaim != nil:
-			claim = v.PersistentVolumeClaim.ClaimName
-		case v.DataVolume != nil:
-			claim = v.DataVolume.Name
-		default:
-			continue
-		}
-		out = append(out, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
-		}})
-	}
-	return out
 }
 
 // podMemory is the guest memory plus the launcher's overhead.

@@ -76,7 +76,11 @@ func (r *Reconciler) launcherPods(ctx context.Context, vmi *kubevirtv1.VirtualMa
 }
 
 func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) error {
-	pod, err := launcherPod(vmi)
+	block, err := r.blockClaims(ctx, vmi)
+	if err != nil {
+		return err
+	}
+	pod, err := launcherPod(vmi, block)
 	if err != nil {
 		vmistatus.SetPhase(vmi, kubevirtv1.Failed)
 		r.Recorder.Event(vmi, corev1.EventTypeWarning, "FailedCreate", err.Error())
@@ -89,6 +93,29 @@ func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachi
 	r.Recorder.Eventf(vmi, corev1.EventTypeNormal, "SuccessfulCreate", "Created virtual machine pod %s", pod.Name)
 	vmistatus.SetPhase(vmi, kubevirtv1.Pending)
 	return nil
+}
+
+// blockClaims are the VMI's claims in volumeMode Block, which the launcher
+// gets as devices rather than mounts. A claim not created yet (its
+// DataVolume is still pending) counts as a filesystem.
+func (r *Reconciler) blockClaims(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, v := range vmi.Spec.Volumes {
+		name := claimName(v)
+		if name == "" {
+			continue
+		}
+		pvc := &corev1.PersistentVolumeClaim{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: vmi.Namespace, Name: name}, pvc)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading claim %s of %s: %w", name, vmi.Name, err)
+		}
+		out[name] = pvc.Spec.VolumeMode != nil && *pvc.Spec.VolumeMode == corev1.PersistentVolumeBlock
+	}
+	return out, nil
 }
 
 // follow mirrors the pod's scheduling into the VMI until the node agent

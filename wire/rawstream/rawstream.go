@@ -20,6 +20,12 @@ func Dial(ctx context.Context, network, addr, path string, headers map[string]st
 	if err != nil {
 		return nil, fmt.Errorf("dialing %s: %w", addr, err)
 	}
+	return Open(conn, path, headers)
+}
+
+// Open sends GET path with the headers on conn and returns it positioned
+// after a 200 response; conn is closed on failure.
+func Open(conn net.Conn, path string, headers map[string]string) (net.Conn, error) {
 	var req strings.Builder
 	fmt.Fprintf(&req, "GET %s HTTP/1.1\r\nHost: stream\r\n", path)
 	for k, v := range headers {

@@ -1,0 +1,162 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/virtflow/virtflow/embedded/addons"
+	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/hostnet"
+	"github.com/virtflow/virtflow/embedded/images"
+	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/wire/launcherpod"
+)
+
+// NodeBridge is the embedded node's bridge: its address is the node IP and
+// what kube-apiserver serves on; its prefix is the pod network.
+var NodeBridge = hostnet.Bridge{Name: "virtflow0", Address: netip.MustParsePrefix("10.244.0.1/24")}
+
+// ServiceCIDR is where ClusterIPs come from; cluster DNS takes its tenth.
+const ServiceCIDR = "10.96.0.0/24"
+
+// nodeTools are the cached builds the node runs.
+type nodeTools struct{ kube, containerd, dns, registry string }
+
+func ensureNodeTools(ctx context.Context, o Options, say func(string)) (nodeTools, error) {
+	var t nodeTools
+	var err error
+	if t.kube, err = binaries.Ensure(ctx, o.ToolsDir, o.CacheDir, say); err != nil {
+		return t, err
+	}
+	tools := filepath.Dir(o.ToolsDir)
+	if t.containerd, err = binaries.EnsureContainerd(ctx, filepath.Join(tools, "containerd"), o.CacheDir, say); err != nil {
+		return t, err
+	}
+	if t.dns, err = binaries.EnsureCoreDNS(ctx, filepath.Join(tools, "coredns"), o.CacheDir, say); err != nil {
+		return t, err
+	}
+	t.registry, err = binaries.EnsureRegistry(ctx, filepath.Join(tools, "registry"), o.CacheDir, say)
+	return t, err
+}
+
+// nodeConfig is the embedded node, for a start or a purge.
+func nodeConfig(o Options, t nodeTools) node.Config {
+	return node.Config{
+		Name: NodeName, DataDir: filepath.Join(o.DataDir, "node"),
+		KubeBinDir: t.kube, ContainerdBinDir: t.containerd, Bridge: NodeBridge,
+	}
+}
+
+// startNode starts the kubelet, containerd and kube-proxy with the images
+// the platform runs, then cluster DNS and the registry, and publishes the
+// test guest there.
+func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
+	o := p.opts
+	dnsIP, err := addons.DNSServiceIP(ServiceCIDR)
+	if err != nil {
+		return err
+	}
+	dns, registry := addons.ClusterDNS(t.dns, dnsIP), addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"))
+	cfg := nodeConfig(o, t)
+	if cfg.Credentials, err = p.cp.NodeCredentials(NodeName, NodeBridge.Address.Addr().AsSlice()); err != nil {
+		return err
+	}
+	launcher, err := launcherImage(o)
+	if err != nil {
+		return err
+	}
+	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
+	cfg.Images = []images.Image{launcher, dns.Image, registry.Image}
+	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
+	if p.node, err = node.Start(ctx, cfg); err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(p.cp.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("connecting to kube-apiserver: %w", err)
+	}
+	if err := p.node.WaitReady(ctx, cs); err != nil {
+		return err
+	}
+	p.say("installing cluster DNS and the node's registry")
+	admin, err := newKubeClient(p.cp.RESTConfig())
+	if err != nil {
+		return err
+	}
+	if err := addons.InstallAll(ctx, admin, dns, registry); err != nil {
+		return err
+	}
+	if o.TestGuestDir == "" {
+		return nil
+	}
+	return pushTestGuest(o.TestGuestDir, p.node.RegistryAddress())
+}
+
+// launcherImage is the launcher's base (Debian's libvirt and QEMU, built by
+// hack/launcher-base.sh) with the virt-launcher beside this binary.
+func launcherImage(o Options) (images.Image, error) {
+	base := o.LauncherBase
+	if base == "" {
+		out, err := exec.Command("hack/launcher-base.sh").Output()
+		if err != nil {
+			return images.Image{}, fmt.Errorf("building the launcher base image (hack/launcher-base.sh): %w", err)
+		}
+		base = strings.TrimSpace(string(out))
+	}
+	bin := siblingBinary("virt-launcher")
+	if _, err := os.Stat(bin); err != nil {
+		return images.Image{}, fmt.Errorf("the launcher image needs virt-launcher beside virtflow (make up builds both): %w", err)
+	}
+	return images.Image{
+		Ref: launcherpod.Image, BaseTars: []string{base},
+		Layers: [][]images.Entry{{{Path: "/usr/bin/virt-launcher", Source: bin, Mode: 0o755}}},
+	}, nil
+}
+
+// TestGuestImage is the test guest in the node's registry, which mirrors
+// docker.io: containerDisks name it without a registry.
+const TestGuestImage = "virtflow/test-guest:latest"
+
+// pushTestGuest publishes the test guest (hack/mkguest.sh's output) as a
+// containerDisk image: the disk under /disk, the kernel and initramfs under
+// /boot for kernel boot.
+func pushTestGuest(dir, registry string) error {
+	img := images.Image{
+		Ref: registry + "/" + TestGuestImage,
+		Layers: [][]images.Entry{{
+			{Path: "/disk/disk.raw", Source: filepath.Join(dir, "disk.raw"), Mode: 0o444},
+			{Path: "/boot/vmlinuz", Source: filepath.Join(dir, "vmlinuz"), Mode: 0o444},
+			{Path: "/boot/initramfs.img", Source: filepath.Join(dir, "initramfs.img"), Mode: 0o444},
+		}},
+	}
+	built, err := img.Build()
+	if err != nil {
+		return fmt.Errorf("packing the test guest: %w", err)
+	}
+	ref, err := name.ParseReference(img.Ref, name.Insecure)
+	if err != nil {
+		return fmt.Errorf("naming the test guest image: %w", err)
+	}
+	if err := remote.Write(ref, built); err != nil {
+		return fmt.Errorf("pushing the test guest to the node's registry: %w", err)
+	}
+	return nil
+}
+
+// siblingBinary is a binary built beside this one.
+func siblingBinary(name string) string {
+	self, err := os.Executable()
+	if err != nil {
+		return name
+	}
+	return filepath.Join(filepath.Dir(self), name)
+}

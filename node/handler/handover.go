@@ -1,0 +1,81 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/virtflow/virtflow/node/launcher"
+	"github.com/virtflow/virtflow/wire/launcherpod"
+)
+
+// handOver gives the launcher in a pod the kubelet runs its VMI: the
+// launcher waits for config.json in its private volume, which the kubelet
+// creates on the node before it starts the container.
+func (r *podReconciler) handOver(ctx context.Context, pod *corev1.Pod) (ctrl.Result, error) {
+	if pod.Labels[kubevirtv1.AppLabel] != "virt-launcher" {
+		return ctrl.Result{}, nil
+	}
+	l := r.cfg.locate(pod)
+	if pod.DeletionTimestamp != nil {
+		r.passGracePeriod(ctx, pod, l.dir)
+		return ctrl.Result{}, nil
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return ctrl.Result{}, nil
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, launcher.ConfigFile)); err == nil {
+		return ctrl.Result{}, nil
+	}
+	if _, err := os.Stat(l.dir); errors.Is(err, os.ErrNotExist) {
+		// The kubelet has not set the pod's volumes up yet.
+		return ctrl.Result{RequeueAfter: 300 * time.Millisecond}, nil
+	}
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Annotations[kubevirtv1.DomainAnnotation]}
+	if err := r.c.Get(ctx, key, vmi); err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading VirtualMachineInstance %s: %w", key, err)
+	}
+	if err := dataVolumesReady(ctx, r.c, vmi); errors.Is(err, errVolumesNotReady) {
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+	cfg := launcher.Config{
+		VMI: *vmi, Dir: launcherpod.PrivateDir, DomainType: r.cfg.DomainType, UID: r.cfg.UID, GID: r.cfg.GID,
+		CacheDir: launcherpod.CacheDir, PVCPaths: podClaimPaths(vmi, pod), Pod: true,
+	}
+	return ctrl.Result{}, launcher.WriteConfigAt(l.dir, cfg)
+}
+
+// podClaimPaths are where the kubelet put the VMI's claims in the pod:
+// block claims as devices, filesystem claims as mounts.
+func podClaimPaths(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) map[string]launcher.PVCPath {
+	devices := map[string]bool{}
+	for _, c := range pod.Spec.Containers {
+		for _, d := range c.VolumeDevices {
+			devices[d.Name] = true
+		}
+	}
+	out := map[string]launcher.PVCPath{}
+	for _, v := range vmi.Spec.Volumes {
+		claim := claimOf(v)
+		if claim == "" {
+			continue
+		}
+		if devices[v.Name] {
+			out[claim] = launcher.PVCPath{Path: launcherpod.ClaimDevice(v.Name), Block: true}
+		} else {
+			out[claim] = launcher.PVCPath{Path: launcherpod.ClaimDir(v.Name)}
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+// Package launcherpod is the layout of a launcher pod that virt-controller
+// renders, the kubelet runs and virt-handler reaches from the node: which
+// volumes it has, where they are mounted inside the pod, and where the
+// kubelet puts them on the node. It has no dependencies so that the
+// controller, the node agent and the launcher agree without linking each
+// other.
+package launcherpod
+
+import (
+	"path"
+	"path/filepath"
+)
+
+// Image is the launcher image: Debian's libvirt and QEMU with virt-launcher.
+// Embedded nodes import it; it is never pulled, hence IfNotPresent.
+const Image = "virtflow.local/virt-launcher:latest"
+
+// Command starts the launcher inside the pod.
+var Command = []string{"/usr/bin/virt-launcher", "--pod"}
+
+// User runs everything in a launcher pod: libvirtd, QEMU and the launcher.
+const User = 65534
+
+// Volume names of a launcher pod. VMI volumes keep their own names; these
+// cannot clash with them because VMI volume names are DNS labels without
+// the "virt-" prefix reserved here.
+const (
+	// PrivateVolume holds the launcher's config, disks, logs and status.
+	PrivateVolume = "virt-private"
+	// SocketsVolume holds the command socket, libvirt's runtime state and
+	// the VNC and guest agent sockets.
+	SocketsVolume = "virt-sockets"
+	// CacheVolume is the node's libvirt cache, so QEMU's capabilities are
+	// probed once per node rather than once per VM.
+	CacheVolume = "virt-libvirt-cache"
+	// KernelBootVolume is the image of spec.domain.firmware.kernelBoot.
+	KernelBootVolume = "virt-kernel-boot"
+)
+
+// Mount paths inside the launcher pod.
+const (
+	PrivateDir        = "/var/run/kubevirt-private"
+	SocketsDir        = "/var/run/kubevirt/sockets"
+	CacheDir          = "/var/cache/virtflow-libvirt"
+	ContainerDisksDir = "/var/run/kubevirt/container-disks"
+	KernelBootDir     = "/var/run/kubevirt/kernel-boot"
+	// DisksDir holds one directory per filesystem claim, where the kubelet
+	// mounts the claim's volume.
+	DisksDir = "/var/run/kubevirt-private/vmi-disks"
+)
+
+// HostCacheDir is CacheVolume on the node.
+const HostCacheDir = "/var/lib/kubevirt/libvirt-cache"
+
+// SocketFile is the launcher's command socket in SocketsDir.
+const SocketFile = "launcher.sock"
+
+// ContainerDiskDir is where a containerDisk volume's image is mounted.
+func ContainerDiskDir(volume string) string { return path.Join(ContainerDisksDir, volume) }
+
+// ClaimDir is where a filesystem claim volume is mounted.
+func ClaimDir(volume string) string { return path.Join(DisksDir, volume) }
+
+// ClaimDevice is where a block claim volume appears.
+func ClaimDevice(volume string) string { return path.Join("/dev", volume) }
+
+// HostEmptyDir is where the kubelet rooted at kubeletRoot keeps an emptyDir
+// volume of the pod with the given UID.
+func HostEmptyDir(kubeletRoot, podUID, volume string) string {
+	return filepath.Join(kubeletRoot, "pods", podUID, "volumes", "kubernetes.io~empty-dir", volume)
+}
