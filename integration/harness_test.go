@@ -39,7 +39,9 @@ type stack struct {
 	tc       client.Client
 	// virtflowBin is a built virtflow binary, for out-of-process workers.
 	virtflowBin string
-	dir         string
+	// kubeBinDir holds the cached Kubernetes binaries (kubectl among them).
+	kubeBinDir string
+	dir        string
 }
 
 var env *stack
@@ -77,7 +79,7 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stack{dir: dir}
+	s := &stack{dir: dir, kubeBinDir: binDir}
 	if s.cp, err = controlplane.Start(ctx, controlplane.Config{DataDir: filepath.Join(dir, "kubernetes"), BinDir: binDir}); err != nil {
 		return s, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -16,8 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	hcoc "github.com/virtflow/virtflow/contracts/hco"
@@ -25,25 +31,104 @@ import (
 	"github.com/virtflow/virtflow/worker"
 )
 
-// TestUpThenUpAgainResumes runs `virtflow up` as a user does, stops it with
-// SIGINT, and runs it again on the same data directory: the same
-// HyperConverged (same UID) and its completed install workflow are there.
+// TestUpThenUpAgainResumes runs `virtflow up` as a user does: a real node
+// whose kubelet runs a VM's launcher as an unprivileged pod. It stops it
+// with SIGINT (the VM keeps running), runs it again on the same data
+// directory (the same HyperConverged and VM are there), and purges the
+// node with `virtflow down --purge` (no VM is left).
 func TestUpThenUpAgainResumes(t *testing.T) {
 	dataDir := filepath.Join(env.dir, "up-data")
 	require.NoError(t, os.MkdirAll(dataDir, 0o755))
+	guest, err := exec.Command("../hack/mkguest.sh").Output()
+	require.NoError(t, err)
 	ports := []int{freePortPair(t), freePortPair(t), freePortPair(t), freePortPair(t)}
-	args := []string{"up", "--data-dir", dataDir, "--metrics-port", "0",
+	args := []string{"up", "--data-dir", dataDir, "--metrics-port", "0", "--test-guest", strings.TrimSpace(string(guest)),
 		"--etcd-port", strconv.Itoa(ports[0]), "--apiserver-port", strconv.Itoa(ports[1]),
 		"--temporal-port", strconv.Itoa(ports[2]), "--temporal-ui-port", strconv.Itoa(ports[3])}
+	t.Cleanup(func() {
+		out, err := exec.Command(env.virtflowBin, "down", "--purge", "--data-dir", dataDir, "--tools-dir", "../tools/k8s").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Empty(t, qemuOf("default_upvm"), "the purge stopped the VM")
+	})
 
-	firstUID := upAndWait(t, args, dataDir)
-	secondUID := upAndWait(t, args, dataDir)
-	require.Equal(t, firstUID, secondUID, "the HyperConverged survived the restart")
+	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
+		createUpVMI(t, c)
+		launcherRunsUnprivileged(t, c, dataDir)
+	})
+	qemu := qemuOf("default_upvm")
+	require.NotEmpty(t, qemu, "the VM outlives the platform's stop")
+	second := upAndWait(t, args, dataDir, func(c crclient.Client) {
+		vmi := &kubevirtv1.VirtualMachineInstance{}
+		require.NoError(t, c.Get(context.Background(), crclient.ObjectKey{Namespace: "default", Name: "upvm"}, vmi))
+		require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
+		require.Equal(t, qemu, qemuOf("default_upvm"), "the same QEMU runs the VM after the restart")
+	})
+	require.Equal(t, first, second, "the HyperConverged survived the restart")
+}
+
+// createUpVMI boots the test guest from the node registry's containerDisk.
+func createUpVMI(t *testing.T, c crclient.Client) {
+	mem := resource.MustParse("256Mi")
+	vmi := &kubevirtv1.VirtualMachineInstance{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "upvm"},
+		Spec: kubevirtv1.VirtualMachineInstanceSpec{
+			Domain: kubevirtv1.DomainSpec{
+				Memory: &kubevirtv1.Memory{Guest: &mem},
+				Firmware: &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{KernelArgs: "console=ttyS0",
+					Container: &kubevirtv1.KernelBootContainer{Image: guestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img"}}},
+				Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root",
+					DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}}}}},
+			},
+			Volumes: []kubevirtv1.Volume{{Name: "root", VolumeSource: kubevirtv1.VolumeSource{
+				ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: guestImage}}}},
+		},
+	}
+	require.NoError(t, c.Create(context.Background(), vmi))
+	require.Eventually(t, func() bool {
+		return c.Get(context.Background(), crclient.ObjectKeyFromObject(vmi), vmi) == nil && vmi.Status.Phase == kubevirtv1.Running
+	}, 3*time.Minute, 500*time.Millisecond, "the VMI did not run: %+v", vmi.Status)
+}
+
+// launcherRunsUnprivileged checks the launcher pod the kubelet runs: a
+// non-root user without capabilities, and QEMU and libvirtd inside it as
+// that user.
+func launcherRunsUnprivileged(t *testing.T, c crclient.Client, dataDir string) {
+	pods := &corev1.PodList{}
+	require.NoError(t, c.List(context.Background(), pods, crclient.InNamespace("default"), crclient.MatchingLabels{kubevirtv1.AppLabel: "virt-launcher"}))
+	require.Len(t, pods.Items, 1)
+	pod := pods.Items[0]
+	require.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	require.NotEmpty(t, pod.Status.PodIP, "a real pod has an address on the pod network")
+	require.Equal(t, int64(65534), *pod.Spec.SecurityContext.RunAsUser)
+	sc := pod.Spec.Containers[0].SecurityContext
+	require.False(t, *sc.Privileged)
+	require.False(t, *sc.AllowPrivilegeEscalation)
+	kubectl := exec.Command(filepath.Join(env.kubeBinDir, "kubectl"), "--kubeconfig", filepath.Join(dataDir, "kubernetes", "kubeconfig"),
+		"exec", "-n", "default", pod.Name, "--", "ps", "-o", "user=,comm=", "-C", "qemu-system-x86_64,libvirtd")
+	out, err := kubectl.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.ElementsMatch(t, []string{"nobody libvirtd", "nobody qemu-system-x86"}, strings.Split(normalise(out), "\n"))
+}
+
+// normalise is ps output with one space between columns.
+func normalise(out []byte) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// qemuOf is the pid of the QEMU running the named domain, "" when none.
+func qemuOf(domain string) string {
+	out, _ := exec.Command("pgrep", "-f", "guest="+domain+",").Output()
+	return strings.TrimSpace(string(out))
 }
 
 // upAndWait runs `virtflow up` until the HyperConverged is Available and its
-// install workflow is completed, then stops it with SIGINT.
-func upAndWait(t *testing.T, args []string, dataDir string) string {
+// install workflow is completed, runs then with a client, and stops it
+// with SIGINT.
+func upAndWait(t *testing.T, args []string, dataDir string, then func(crclient.Client)) string {
 	t.Helper()
 	out := logFile(t, "up")
 	cmd := exec.Command(env.virtflowBin, args...)
@@ -67,7 +152,7 @@ func upAndWait(t *testing.T, args []string, dataDir string) string {
 		e, err := platform.ReadEndpoints(dataDir)
 		ep = e
 		return err == nil && e.PID == cmd.Process.Pid
-	}, 3*time.Minute, 200*time.Millisecond, "virtflow up did not come up")
+	}, 5*time.Minute, 200*time.Millisecond, "virtflow up did not come up")
 	cfg, err := clientcmd.BuildConfigFromFlags("", ep.Kubeconfig)
 	require.NoError(t, err)
 	c, err := newClient(cfg)
@@ -83,5 +168,6 @@ func upAndWait(t *testing.T, args []string, dataDir string) string {
 	desc, err := tc.DescribeWorkflowExecution(context.Background(), hcoc.InstallWorkflowID(string(hc.UID)), "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
+	then(c)
 	return fmt.Sprint(hc.UID)
 }
