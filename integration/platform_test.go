@@ -5,6 +5,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
@@ -37,7 +40,15 @@ import (
 // directory (the same HyperConverged and VM are there), and purges the
 // node with `virtflow down --purge` (no VM is left).
 func TestUpThenUpAgainResumes(t *testing.T) {
-	dataDir := filepath.Join(env.dir, "up-data")
+	// Short and fixed: the kubelet's plugin sockets live under it, and what
+	// a killed run left is purged before this one starts.
+	dataDir := "/var/tmp/virtflow-up-test"
+	purge := func() {
+		out, err := exec.Command(env.virtflowBin, "down", "--purge", "--data-dir", dataDir, "--tools-dir", "../tools/k8s").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	purge()
+	require.NoError(t, os.RemoveAll(dataDir))
 	require.NoError(t, os.MkdirAll(dataDir, 0o755))
 	guest, err := exec.Command("../hack/mkguest.sh").Output()
 	require.NoError(t, err)
@@ -46,14 +57,16 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 		"--etcd-port", strconv.Itoa(ports[0]), "--apiserver-port", strconv.Itoa(ports[1]),
 		"--temporal-port", strconv.Itoa(ports[2]), "--temporal-ui-port", strconv.Itoa(ports[3])}
 	t.Cleanup(func() {
-		out, err := exec.Command(env.virtflowBin, "down", "--purge", "--data-dir", dataDir, "--tools-dir", "../tools/k8s").CombinedOutput()
-		require.NoError(t, err, "%s", out)
+		purge()
 		require.Empty(t, qemuOf("default_upvm"), "the purge stopped the VM")
+		require.NoError(t, os.RemoveAll(dataDir))
 	})
 
+	disk := serveGuestDisk(t, strings.TrimSpace(string(guest)))
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
 		createUpVMI(t, c)
 		launcherRunsUnprivileged(t, c, dataDir)
+		claimDiskReachesTheGuest(t, c, dataDir, disk)
 	})
 	qemu := qemuOf("default_upvm")
 	require.NotEmpty(t, qemu, "the VM outlives the platform's stop")
@@ -68,20 +81,9 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 
 // createUpVMI boots the test guest from the node registry's containerDisk.
 func createUpVMI(t *testing.T, c crclient.Client) {
-	mem := resource.MustParse("256Mi")
 	vmi := &kubevirtv1.VirtualMachineInstance{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "upvm"},
-		Spec: kubevirtv1.VirtualMachineInstanceSpec{
-			Domain: kubevirtv1.DomainSpec{
-				Memory: &kubevirtv1.Memory{Guest: &mem},
-				Firmware: &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{KernelArgs: "console=ttyS0",
-					Container: &kubevirtv1.KernelBootContainer{Image: guestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img"}}},
-				Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root",
-					DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}}}}},
-			},
-			Volumes: []kubevirtv1.Volume{{Name: "root", VolumeSource: kubevirtv1.VolumeSource{
-				ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: guestImage}}}},
-		},
+		Spec:       kernelBootSpec(kubevirtv1.VolumeSource{ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: guestImage}}),
 	}
 	require.NoError(t, c.Create(context.Background(), vmi))
 	require.Eventually(t, func() bool {
@@ -89,23 +91,96 @@ func createUpVMI(t *testing.T, c crclient.Client) {
 	}, 3*time.Minute, 500*time.Millisecond, "the VMI did not run: %+v", vmi.Status)
 }
 
+// kernelBootSpec boots the test guest's kernel from its image with root
+// as the only disk.
+func kernelBootSpec(root kubevirtv1.VolumeSource) kubevirtv1.VirtualMachineInstanceSpec {
+	mem := resource.MustParse("256Mi")
+	return kubevirtv1.VirtualMachineInstanceSpec{
+		Domain: kubevirtv1.DomainSpec{
+			Memory: &kubevirtv1.Memory{Guest: &mem},
+			Firmware: &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{KernelArgs: "console=ttyS0",
+				Container: &kubevirtv1.KernelBootContainer{Image: guestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img"}}},
+			Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root",
+				DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}}}}},
+		},
+		Volumes: []kubevirtv1.Volume{{Name: "root", VolumeSource: root}},
+	}
+}
+
+// serveGuestDisk serves the test guest's disk over HTTP for an import.
+func serveGuestDisk(t *testing.T, guest string) string {
+	srv := httptest.NewServer(http.FileServer(http.Dir(guest)))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/disk.raw"
+}
+
+// claimDiskReachesTheGuest imports the guest's disk into a DataVolume and
+// boots a VM from the claim, which the kubelet mounts into the launcher pod
+// through the hostpath CSI driver: the guest finds its disk.
+func claimDiskReachesTheGuest(t *testing.T, c crclient.Client, dataDir, url string) {
+	ctx := context.Background()
+	size := resource.MustParse("64Mi")
+	running := kubevirtv1.RunStrategyAlways
+	vm := &kubevirtv1.VirtualMachine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "dvvm"},
+		Spec: kubevirtv1.VirtualMachineSpec{
+			RunStrategy: &running,
+			DataVolumeTemplates: []kubevirtv1.DataVolumeTemplateSpec{{
+				ObjectMeta: metav1.ObjectMeta{Name: "dvvm-root"},
+				Spec: cdiv1.DataVolumeSpec{
+					Source:  &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: url}},
+					Storage: &cdiv1.StorageSpec{Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}}},
+				},
+			}},
+			Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{
+				Spec: kernelBootSpec(kubevirtv1.VolumeSource{DataVolume: &kubevirtv1.DataVolumeSource{Name: "dvvm-root"}}),
+			},
+		},
+	}
+	require.NoError(t, c.Create(ctx, vm))
+	var serial string
+	require.Eventually(t, func() bool {
+		pod := launcherOf(t, c, "dvvm")
+		if pod == nil {
+			return false
+		}
+		out, _ := kubectlAt(dataDir, "exec", "-n", "default", pod.Name, "--", "cat", "/var/run/kubevirt-private/serial.log").CombinedOutput()
+		serial = string(out)
+		return strings.Contains(serial, guestReady)
+	}, 4*time.Minute, time.Second, "the guest did not boot from its claim:\n%s", serial)
+	require.Contains(t, serial, guestDiskOK, "the guest read the imported disk")
+	require.NoError(t, c.Delete(ctx, vm))
+}
+
+// launcherOf is the running launcher pod of a VMI, nil when there is none.
+func launcherOf(t *testing.T, c crclient.Client, vmi string) *corev1.Pod {
+	pods := &corev1.PodList{}
+	require.NoError(t, c.List(context.Background(), pods, crclient.InNamespace("default"), crclient.MatchingLabels{"vm.kubevirt.io/name": vmi}))
+	for i := range pods.Items {
+		if pods.Items[i].Status.Phase == corev1.PodRunning {
+			return &pods.Items[i]
+		}
+	}
+	return nil
+}
+
+// kubectlAt is the pinned kubectl on the cluster of a data directory.
+func kubectlAt(dataDir string, args ...string) *exec.Cmd {
+	return exec.Command(filepath.Join(env.kubeBinDir, "kubectl"), append([]string{"--kubeconfig", filepath.Join(dataDir, "kubernetes", "kubeconfig")}, args...)...)
+}
+
 // launcherRunsUnprivileged checks the launcher pod the kubelet runs: a
 // non-root user without capabilities, and QEMU and libvirtd inside it as
 // that user.
 func launcherRunsUnprivileged(t *testing.T, c crclient.Client, dataDir string) {
-	pods := &corev1.PodList{}
-	require.NoError(t, c.List(context.Background(), pods, crclient.InNamespace("default"), crclient.MatchingLabels{kubevirtv1.AppLabel: "virt-launcher"}))
-	require.Len(t, pods.Items, 1)
-	pod := pods.Items[0]
-	require.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	pod := launcherOf(t, c, "upvm")
+	require.NotNil(t, pod)
 	require.NotEmpty(t, pod.Status.PodIP, "a real pod has an address on the pod network")
 	require.Equal(t, int64(65534), *pod.Spec.SecurityContext.RunAsUser)
 	sc := pod.Spec.Containers[0].SecurityContext
 	require.False(t, *sc.Privileged)
 	require.False(t, *sc.AllowPrivilegeEscalation)
-	kubectl := exec.Command(filepath.Join(env.kubeBinDir, "kubectl"), "--kubeconfig", filepath.Join(dataDir, "kubernetes", "kubeconfig"),
-		"exec", "-n", "default", pod.Name, "--", "ps", "-o", "user=,comm=", "-C", "qemu-system-x86_64,libvirtd")
-	out, err := kubectl.CombinedOutput()
+	out, err := kubectlAt(dataDir, "exec", "-n", "default", pod.Name, "--", "ps", "-o", "user=,comm=", "-C", "qemu-system-x86_64,libvirtd").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.ElementsMatch(t, []string{"nobody libvirtd", "nobody qemu-system-x86"}, strings.Split(normalise(out), "\n"))
 }

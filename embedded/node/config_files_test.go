@@ -119,3 +119,11 @@ func TestOnlyOurNetworksPodChainsAreSwept(t *testing.T) {
 	require.Equal(t, "CNI-0b0f4cecd3bf3061d2e91aea", m[1])
 	require.Nil(t, cniChain.FindStringSubmatch(theirs))
 }
+
+// A data directory deep enough to push plugin sockets past the address
+// limit is refused up front, with the way out.
+func TestAKubeletRootTooDeepForPluginSocketsIsRefused(t *testing.T) {
+	require.NoError(t, checkSocketRoom("/var/lib/virtflow/node/kubelet"))
+	err := checkSocketRoom("/tmp/virtflow-integration-1222119031/up-data/node/kubelet")
+	require.ErrorContains(t, err, "choose a shorter data directory")
+}

@@ -73,6 +73,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, errors.New("a node needs root: containerd and runc create namespaces, cgroups and mounts for pods, and the kubelet and kube-proxy program the host's network")
 	}
 	cfg = withDefaults(cfg)
+	if err := checkSocketRoom(filepath.Join(cfg.DataDir, "kubelet")); err != nil {
+		return nil, err
+	}
 	// Restarted when killed, as a service manager would: pods outlive both.
 	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs"), Restart: true}}
 	if err := n.start(ctx); err != nil {
@@ -106,6 +109,20 @@ func (n *Node) start(ctx context.Context) error {
 		return err
 	}
 	return n.startProxy()
+}
+
+// pluginSocketRoom is what the longest socket a node plugin registers
+// (".../plugins_registry/<driver>-reg.sock") adds to the kubelet's root.
+const pluginSocketRoom = len("/plugins_registry/") + 48
+
+// checkSocketRoom refuses a kubelet root so deep that the sockets plugins
+// create under it would not fit a unix socket address (107 bytes): the
+// kubelet would never see them register.
+func checkSocketRoom(kubeletRoot string) error {
+	if limit := 107 - pluginSocketRoom; len(kubeletRoot) > limit {
+		return fmt.Errorf("the kubelet's root directory %s is %d characters long, too long for the unix sockets node plugins create in it (at most %d): choose a shorter data directory", kubeletRoot, len(kubeletRoot), limit)
+	}
+	return nil
 }
 
 func withDefaults(cfg Config) Config {

@@ -49,11 +49,37 @@ func (r *podReconciler) handOver(ctx context.Context, pod *corev1.Pod) (ctrl.Res
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.handClaimsTo(ctx, vmi); err != nil {
+		return ctrl.Result{}, err
+	}
 	cfg := launcher.Config{
 		VMI: *vmi, Dir: launcherpod.PrivateDir, DomainType: r.cfg.DomainType, UID: r.cfg.UID, GID: r.cfg.GID,
 		CacheDir: launcherpod.CacheDir, PVCPaths: podClaimPaths(vmi, pod), Pod: true,
 	}
 	return ctrl.Result{}, launcher.WriteConfigAt(l.dir, cfg)
+}
+
+// handClaimsTo gives the launcher's user the disk images of the VMI's
+// filesystem claims, as upstream's virt-handler does for non-root
+// launchers: an import or upload wrote them as root.
+func (r *podReconciler) handClaimsTo(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) error {
+	paths, err := resolveClaims(ctx, r.c, vmi)
+	if err != nil {
+		return err
+	}
+	for claim, p := range paths {
+		if p.Block {
+			continue
+		}
+		img := p.Path
+		if st, err := os.Stat(img); err == nil && st.IsDir() {
+			img = filepath.Join(img, "disk.img")
+		}
+		if err := os.Chown(img, r.cfg.UID, r.cfg.GID); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("handing the disk of claim %s to uid %d: %w", claim, r.cfg.UID, err)
+		}
+	}
+	return nil
 }
 
 // podClaimPaths are where the kubelet put the VMI's claims in the pod:

@@ -50,7 +50,11 @@ func Run(ctx context.Context, dir string) error {
 	return err
 }
 
+// run starts the domain and watches it. Its progress lines are the
+// launcher's log (`kubectl logs` of a launcher pod).
 func run(ctx context.Context, cfg Config) error {
+	name := domain.Name(&cfg.VMI)
+	logf("starting libvirtd for VMI %s/%s (%s guest)", cfg.VMI.Namespace, cfg.VMI.Name, cfg.DomainType)
 	hv, stop, err := connect(ctx, cfg)
 	if err != nil {
 		return err
@@ -63,13 +67,20 @@ func run(ctx context.Context, cfg Config) error {
 	if _, err := hv.Create(ctx, xml, false); err != nil {
 		return err
 	}
-	l := &launcher{cfg: cfg, hv: hv, name: domain.Name(&cfg.VMI)}
+	logf("domain %s started", name)
+	l := &launcher{cfg: cfg, hv: hv, name: name}
 	srv, err := serve(cfg.socket(), l)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	return l.watch(ctx)
+	err = l.watch(ctx)
+	logf("domain %s ended", name)
+	return err
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s virt-launcher: %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
 }
 
 // DomainXML prepares the VMI's volumes in cfg.Dir and returns the domain
@@ -208,6 +219,7 @@ func readGracePeriod(dir string) (int64, bool) {
 // Deleting the pod before the config arrives ends it without a guest.
 func RunPod(ctx context.Context) error {
 	dir := launcherpod.PrivateDir
+	logf("waiting for virt-handler to hand over the VMI in %s", dir)
 	for {
 		if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err == nil {
 			break
