@@ -24,7 +24,7 @@ integration:
 # Prints one table of ratios against baselines measured in the same run
 # (BENCH_RUNS, BENCH_SIMULATED_VMS, BENCH_QEMU_VMS adjust its sizes).
 bench: install
-	$(GO) test -tags 'integration bench' -count=1 -timeout 60m -run '^TestBench$$' -v ./integration/
+	$(GO) test -tags 'integration bench' -count=1 -timeout 60m -run '^TestBench(Up)?$$' -v ./integration/
 	$(GO) test -tags 'integration bench' -count=1 -timeout 20m -run '^TestBenchNode$$' -v ./integration/node/
 
 generate:

@@ -57,6 +57,11 @@ func TestBench(t *testing.T) {
 type bencher struct {
 	t      *testing.T
 	client crclient.Client
+	// serialLog finds a VM's serial console log; the launcher directory of
+	// a simulated node's agent when nil.
+	serialLog func(ns, vm string) string
+	// bare is where baselines run their domains; the measured node when nil.
+	bare *handler.Config
 }
 
 // fastClient lifts client-go's default 5 QPS, which would otherwise be

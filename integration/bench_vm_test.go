@@ -30,7 +30,7 @@ func (b *bencher) singleVM(node handler.Config, runs int) []benchRow {
 	var run, marker, bareRun, bareMarker []time.Duration
 	for i := 0; i <= runs; i++ {
 		r, m := b.oneVM(node, ns, fmt.Sprintf("single-%d", i))
-		br, bm := b.bareDomain(node, fmt.Sprintf("bare-%d", i))
+		br, bm := b.bareDomain(b.bareNode(node), fmt.Sprintf("bare-%d", i))
 		if i > 0 {
 			run, marker = append(run, r), append(marker, m)
 			bareRun, bareMarker = append(bareRun, br), append(bareMarker, bm)
@@ -48,11 +48,26 @@ func (b *bencher) oneVM(node handler.Config, ns, name string) (time.Duration, ti
 	start := time.Now()
 	require.NoError(b.t, b.client.Create(ctx, benchVM(ns, name, node.NodeName)))
 	running := b.runningTimes(ns, 1, 3*time.Minute)[name].Sub(start)
-	logs, _ := filepath.Glob(filepath.Join(node.Dir, ns+"_virt-launcher-"+name+"-*", launcher.SerialLog))
-	require.Len(b.t, logs, 1, "the launcher's serial log of %s", name)
-	marker := waitMarker(b.t, logs[0]).Sub(start)
+	marker := waitMarker(b.t, b.serialLogOf(node, ns, name)).Sub(start)
 	b.cleanup(ns)
 	return running, marker
+}
+
+func (b *bencher) serialLogOf(node handler.Config, ns, name string) string {
+	if b.serialLog != nil {
+		return b.serialLog(ns, name)
+	}
+	logs, _ := filepath.Glob(filepath.Join(node.Dir, ns+"_virt-launcher-"+name+"-*", launcher.SerialLog))
+	require.Len(b.t, logs, 1, "the launcher's serial log of %s", name)
+	return logs[0]
+}
+
+// bareNode is where the baselines run their domains.
+func (b *bencher) bareNode(node handler.Config) handler.Config {
+	if b.bare != nil {
+		return *b.bare
+	}
+	return node
 }
 
 // bareConfig prepares a directory the unprivileged qemu can use, as the node
@@ -123,14 +138,17 @@ func (b *bencher) massCreate(node handler.Config, n int) benchRow {
 			last = at
 		}
 	}
-	overhead := nodeOverheadMiB(node.Dir, ns)
+	overhead := ""
+	if b.serialLog == nil {
+		overhead = fmt.Sprintf("launcher+libvirtd RSS beside qemu %.1f MiB/VM; ", nodeOverheadMiB(node.Dir, ns))
+	}
 	b.cleanup(ns)
-	bare := b.bareMass(node, n)
+	bare := b.bareMass(b.bareNode(node), n)
 	total := last.Sub(start)
 	return benchRow{
 		name: fmt.Sprintf("%d VMs created at once → all Running (%s)", n, driverName(node.DomainType)),
 		ours: total, baseline: bare,
-		note: fmt.Sprintf("per VM p50 %s p95 %s; %.1f VM/s; launcher+libvirtd RSS beside qemu %.1f MiB/VM; baseline: the same %d domains created at once on bare libvirt",
+		note: fmt.Sprintf("per VM p50 %s p95 %s; %.1f VM/s; %sbaseline: the same %d domains created at once on bare libvirt",
 			percentile(lat, 0.5).Round(time.Millisecond), percentile(lat, 0.95).Round(time.Millisecond),
 			float64(n)/total.Seconds(), overhead, n),
 	}

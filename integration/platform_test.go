@@ -40,29 +40,12 @@ import (
 // directory (the same HyperConverged and VM are there), and purges the
 // node with `virtflow down --purge` (no VM is left).
 func TestUpThenUpAgainResumes(t *testing.T) {
-	// Short and fixed: the kubelet's plugin sockets live under it, and what
-	// a killed run left is purged before this one starts.
+	// Registered first, so it runs after the purge freshUp registers.
+	t.Cleanup(func() { require.Empty(t, qemuOf("default_upvm"), "the purge stopped the VM") })
 	dataDir := "/var/tmp/virtflow-up-test"
-	purge := func() {
-		out, err := exec.Command(env.virtflowBin, "down", "--purge", "--data-dir", dataDir, "--tools-dir", "../tools/k8s").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
-	purge()
-	require.NoError(t, os.RemoveAll(dataDir))
-	require.NoError(t, os.MkdirAll(dataDir, 0o755))
-	guest, err := exec.Command("../hack/mkguest.sh").Output()
-	require.NoError(t, err)
-	ports := []int{freePortPair(t), freePortPair(t), freePortPair(t), freePortPair(t)}
-	args := []string{"up", "--data-dir", dataDir, "--metrics-port", "0", "--test-guest", strings.TrimSpace(string(guest)),
-		"--etcd-port", strconv.Itoa(ports[0]), "--apiserver-port", strconv.Itoa(ports[1]),
-		"--temporal-port", strconv.Itoa(ports[2]), "--temporal-ui-port", strconv.Itoa(ports[3])}
-	t.Cleanup(func() {
-		purge()
-		require.Empty(t, qemuOf("default_upvm"), "the purge stopped the VM")
-		require.NoError(t, os.RemoveAll(dataDir))
-	})
+	args, guest := freshUp(t, dataDir)
 
-	disk := serveGuestDisk(t, strings.TrimSpace(string(guest)))
+	disk := serveGuestDisk(t, guest)
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
 		createUpVMI(t, c)
 		launcherRunsUnprivileged(t, c, dataDir)
@@ -77,6 +60,32 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 		require.Equal(t, qemu, qemuOf("default_upvm"), "the same QEMU runs the VM after the restart")
 	})
 	require.Equal(t, first, second, "the HyperConverged survived the restart")
+}
+
+// freshUp prepares `virtflow up` on an empty data directory and returns its
+// arguments and the test guest's directory; the node is purged and the
+// directory removed after the test. The directory is short and fixed: the
+// kubelet's plugin sockets live under it, and what a killed run left is
+// purged before this one starts.
+func freshUp(t *testing.T, dataDir string) ([]string, string) {
+	purge := func() {
+		out, err := exec.Command(env.virtflowBin, "down", "--purge", "--data-dir", dataDir, "--tools-dir", "../tools/k8s").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	purge()
+	require.NoError(t, os.RemoveAll(dataDir))
+	require.NoError(t, os.MkdirAll(dataDir, 0o755))
+	t.Cleanup(func() {
+		purge()
+		require.NoError(t, os.RemoveAll(dataDir))
+	})
+	out, err := exec.Command("../hack/mkguest.sh").Output()
+	require.NoError(t, err)
+	guest := strings.TrimSpace(string(out))
+	ports := []int{freePortPair(t), freePortPair(t), freePortPair(t), freePortPair(t)}
+	return []string{"up", "--data-dir", dataDir, "--metrics-port", "0", "--test-guest", guest,
+		"--etcd-port", strconv.Itoa(ports[0]), "--apiserver-port", strconv.Itoa(ports[1]),
+		"--temporal-port", strconv.Itoa(ports[2]), "--temporal-ui-port", strconv.Itoa(ports[3])}, guest
 }
 
 // createUpVMI boots the test guest from the node registry's containerDisk.
@@ -230,6 +239,8 @@ func upAndWait(t *testing.T, args []string, dataDir string, then func(crclient.C
 	}, 5*time.Minute, 200*time.Millisecond, "virtflow up did not come up")
 	cfg, err := clientcmd.BuildConfigFromFlags("", ep.Kubeconfig)
 	require.NoError(t, err)
+	// Benchmarks poll VMIs every few milliseconds.
+	cfg.QPS, cfg.Burst = 500, 1000
 	c, err := newClient(cfg)
 	require.NoError(t, err)
 	hc := &hcov1beta1.HyperConverged{}
