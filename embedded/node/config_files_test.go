@@ -51,6 +51,7 @@ func TestKubeletAndProxyConfigurationsDecodeStrictly(t *testing.T) {
 	require.Equal(t, []string{"10.0.0.10"}, kc.ClusterDNS)
 	require.Equal(t, "10.244.0.1", kc.Address)
 	require.False(t, *kc.FailSwapOn)
+	require.Equal(t, int32(0), *kc.RegistryPullQPS, "pulls from the node's registry are not rate limited")
 
 	data, err = n.proxyConfig()
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package vmi
 
 import (
+	"crypto/sha256"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,8 +44,8 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 	}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: "virt-launcher-" + vmi.Name + "-",
-			Namespace:    vmi.Namespace,
+			Name:      launcherPodName(vmi),
+			Namespace: vmi.Namespace,
 			Labels: map[string]string{
 				kubevirtv1.AppLabel: LauncherLabel, kubevirtv1.CreatedByLabel: string(vmi.UID),
 				"vm.kubevirt.io/name": vmi.Name,
@@ -85,6 +86,24 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 			Volumes: podVolumes(vmi),
 		},
 	}, nil
+}
+
+// launcherPodName looks like a generated name, virt-launcher-<vmi>-xxxxx,
+// but its suffix comes from the VMI's UID: a reconcile that does not see
+// the pod it created a moment ago (its cache lags) gets AlreadyExists
+// instead of starting a second launcher for the same VMI.
+func launcherPodName(vmi *kubevirtv1.VirtualMachineInstance) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // as the apiserver's generated names
+	base := "virt-launcher-" + vmi.Name + "-"
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	sum := sha256.Sum256([]byte(vmi.UID))
+	suffix := make([]byte, 5)
+	for i := range suffix {
+		suffix[i] = alphabet[int(sum[i])%len(alphabet)]
+	}
+	return base + string(suffix)
 }
 
 // podMemory is the guest memory plus the launcher's overhead.

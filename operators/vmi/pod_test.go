@@ -87,3 +87,18 @@ func TestBlockClaimsComeFromTheClaimsVolumeMode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{"blk": true, "fs": false}, got)
 }
+
+// A reconcile whose cache does not yet show the launcher pod it created
+// cannot create a second one: the name comes from the VMI's UID.
+func TestALaggingReconcileCreatesNoSecondLauncher(t *testing.T) {
+	r, c, _ := setup(t, newVMI())
+	vmi := newVMI()
+	require.NoError(t, r.createPod(context.Background(), vmi))
+	require.NoError(t, r.createPod(context.Background(), vmi), "the second create finds the first pod")
+	ps := pods(t, c)
+	require.Len(t, ps, 1)
+	require.Regexp(t, `^virt-launcher-vm-[bcdfghjklmnpqrstvwxz2456789]{5}$`, ps[0].Name)
+	other := newVMI()
+	other.UID = "u2"
+	require.NotEqual(t, launcherPodName(vmi), launcherPodName(other))
+}

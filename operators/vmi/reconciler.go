@@ -86,7 +86,13 @@ func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachi
 		r.Recorder.Event(vmi, corev1.EventTypeWarning, "FailedCreate", err.Error())
 		return nil
 	}
-	if err := r.Client.Create(ctx, pod); err != nil {
+	err = r.Client.Create(ctx, pod)
+	if apierrors.IsAlreadyExists(err) {
+		// Created by an earlier reconcile this one's cache did not show.
+		vmistatus.SetPhase(vmi, kubevirtv1.Pending)
+		return nil
+	}
+	if err != nil {
 		r.Recorder.Eventf(vmi, corev1.EventTypeWarning, "FailedCreate", "Error creating pod: %v", err)
 		return fmt.Errorf("creating launcher pod for %s: %w", vmi.Name, err)
 	}
