@@ -45,6 +45,12 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if done {
 		return ctrl.Result{}, nil
 	}
+	// Nothing announces the domain's start: poll a starting VMI closely,
+	// since its time to Running is what a user waits on, and a running one
+	// at the pace of status changes.
+	if v.Status.Phase != kubevirtv1.Running {
+		return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
+	}
 	return ctrl.Result{RequeueAfter: time.Second}, nil
 }
 

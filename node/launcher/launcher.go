@@ -80,7 +80,7 @@ func run(ctx context.Context, cfg Config) error {
 }
 
 func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "%s virt-launcher: %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+	fmt.Fprintf(os.Stderr, "%s virt-launcher: %s\n", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), fmt.Sprintf(format, args...))
 }
 
 // DomainXML prepares the VMI's volumes in cfg.Dir and returns the domain
