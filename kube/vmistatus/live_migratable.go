@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/virtflow/virtflow/kube/vmivolumes"
 )
 
 // ClaimModes returns the access modes of a claim in the VMI's namespace.
@@ -33,15 +35,11 @@ func LiveMigratable(v *kubevirtv1.VirtualMachineInstance, modes ClaimModes) kube
 
 func volumesMigratable(v *kubevirtv1.VirtualMachineInstance, modes ClaimModes) error {
 	for _, vol := range v.Spec.Volumes {
-		claim := ""
-		switch {
-		case vol.PersistentVolumeClaim != nil:
-			claim = vol.PersistentVolumeClaim.ClaimName
-		case vol.DataVolume != nil:
-			claim = vol.DataVolume.Name
-		case vol.HostDisk != nil:
+		if vol.HostDisk != nil {
 			return fmt.Errorf("cannot migrate VMI: volume %s is a hostDisk, which is local to its node", vol.Name)
-		default:
+		}
+		claim := vmivolumes.ClaimName(vol)
+		if claim == "" {
 			continue
 		}
 		m, err := modes(claim)

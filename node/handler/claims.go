@@ -11,20 +11,9 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/kube/vmivolumes"
 	"github.com/virtflow/virtflow/node/launcher"
 )
-
-// claimOf is the PVC behind a persistentVolumeClaim or dataVolume volume,
-// "" for other volumes.
-func claimOf(v kubevirtv1.Volume) string {
-	switch {
-	case v.PersistentVolumeClaim != nil:
-		return v.PersistentVolumeClaim.ClaimName
-	case v.DataVolume != nil:
-		return v.DataVolume.Name
-	}
-	return ""
-}
 
 // resolveClaims maps each PVC or DataVolume volume of the VMI to the node
 // path of its bound PersistentVolume (hostPath, local, or a CSI volume that
@@ -32,7 +21,7 @@ func claimOf(v kubevirtv1.Volume) string {
 func resolveClaims(ctx context.Context, c client.Client, vmi *kubevirtv1.VirtualMachineInstance) (map[string]launcher.PVCPath, error) {
 	out := map[string]launcher.PVCPath{}
 	for _, v := range vmi.Spec.Volumes {
-		name := claimOf(v)
+		name := vmivolumes.ClaimName(v)
 		if name == "" {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/virtflow/virtflow/kube/vmivolumes"
 	"github.com/virtflow/virtflow/node/launcher"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
@@ -93,7 +94,7 @@ func podClaimPaths(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) map[
 	}
 	out := map[string]launcher.PVCPath{}
 	for _, v := range vmi.Spec.Volumes {
-		claim := claimOf(v)
+		claim := vmivolumes.ClaimName(v)
 		if claim == "" {
 			continue
 		}

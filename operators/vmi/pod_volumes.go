@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
+	"github.com/virtflow/virtflow/kube/vmivolumes"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -22,9 +23,9 @@ func podVolumes(vmi *kubevirtv1.VirtualMachineInstance) []corev1.Volume {
 	}
 	for _, v := range vmi.Spec.Volumes {
 		switch {
-		case claimName(v) != "":
+		case vmivolumes.ClaimName(v) != "":
 			out = append(out, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claimName(v)},
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: vmivolumes.ClaimName(v)},
 			}})
 		case v.ContainerDisk != nil:
 			out = append(out, imageVolume(v.Name, v.ContainerDisk.Image, v.ContainerDisk.ImagePullPolicy))
@@ -50,7 +51,7 @@ func volumeMounts(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool)
 	}
 	for _, v := range vmi.Spec.Volumes {
 		switch {
-		case claimName(v) != "" && !block[claimName(v)]:
+		case vmivolumes.ClaimName(v) != "" && !block[vmivolumes.ClaimName(v)]:
 			out = append(out, corev1.VolumeMount{Name: v.Name, MountPath: launcherpod.ClaimDir(v.Name)})
 		case v.ContainerDisk != nil:
 			out = append(out, corev1.VolumeMount{Name: v.Name, MountPath: launcherpod.ContainerDiskDir(v.Name), ReadOnly: true})
@@ -65,23 +66,11 @@ func volumeMounts(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool)
 func volumeDevices(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) []corev1.VolumeDevice {
 	var out []corev1.VolumeDevice
 	for _, v := range vmi.Spec.Volumes {
-		if c := claimName(v); c != "" && block[c] {
+		if c := vmivolumes.ClaimName(v); c != "" && block[c] {
 			out = append(out, corev1.VolumeDevice{Name: v.Name, DevicePath: launcherpod.ClaimDevice(v.Name)})
 		}
 	}
 	return out
-}
-
-// claimName is the PVC behind a persistentVolumeClaim or dataVolume
-// volume, "" for other volumes.
-func claimName(v kubevirtv1.Volume) string {
-	switch {
-	case v.PersistentVolumeClaim != nil:
-		return v.PersistentVolumeClaim.ClaimName
-	case v.DataVolume != nil:
-		return v.DataVolume.Name
-	}
-	return ""
 }
 
 func kernelBootContainer(vmi *kubevirtv1.VirtualMachineInstance) *kubevirtv1.KernelBootContainer {

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/kube/vmistatus"
+	"github.com/virtflow/virtflow/kube/vmivolumes"
 )
 
 // Reconciler reconciles VirtualMachineInstances up to Scheduled.
@@ -107,7 +108,7 @@ func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachi
 func (r *Reconciler) blockClaims(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, v := range vmi.Spec.Volumes {
-		name := claimName(v)
+		name := vmivolumes.ClaimName(v)
 		if name == "" {
 			continue
 		}
