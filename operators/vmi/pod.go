@@ -31,6 +31,11 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 	if err != nil {
 		return nil, err
 	}
+	for _, v := range vmi.Spec.Volumes {
+		if launcherpod.Reserved(v.Name) {
+			return nil, fmt.Errorf("volume name %s is used by the launcher pod itself; rename the volume", v.Name)
+		}
+	}
 	cpu := podCPU(vmi)
 	yes, no := true, false
 	user := int64(launcherpod.User)

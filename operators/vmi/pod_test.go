@@ -102,3 +102,13 @@ func TestALaggingReconcileCreatesNoSecondLauncher(t *testing.T) {
 	other.UID = "u2"
 	require.NotEqual(t, launcherPodName(vmi), launcherPodName(other))
 }
+
+// A VMI volume named like one of the launcher pod's own volumes would
+// shadow it; the pod is refused with the reason.
+func TestAVolumeNamedLikeTheLaunchersOwnIsRefused(t *testing.T) {
+	vmi := newVMI()
+	vmi.Spec.Volumes = []kubevirtv1.Volume{{Name: launcherpod.PrivateVolume, VolumeSource: kubevirtv1.VolumeSource{
+		ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "disk:1"}}}}
+	_, err := launcherPod(vmi, nil)
+	require.ErrorContains(t, err, "volume name virt-private is used by the launcher pod itself")
+}

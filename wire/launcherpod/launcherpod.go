@@ -21,9 +21,8 @@ var Command = []string{"/usr/bin/virt-launcher", "--pod"}
 // User runs everything in a launcher pod: libvirtd, QEMU and the launcher.
 const User = 65534
 
-// Volume names of a launcher pod. VMI volumes keep their own names; these
-// cannot clash with them because VMI volume names are DNS labels without
-// the "virt-" prefix reserved here.
+// Volume names of a launcher pod of its own. VMI volumes keep their own
+// names in the pod, so a VMI volume may not take one of these (Reserved).
 const (
 	// PrivateVolume holds the launcher's config, disks, logs and status.
 	PrivateVolume = "virt-private"
@@ -36,6 +35,16 @@ const (
 	// KernelBootVolume is the image of spec.domain.firmware.kernelBoot.
 	KernelBootVolume = "virt-kernel-boot"
 )
+
+// Reserved tells whether a VMI volume name is one the launcher pod uses
+// for itself.
+func Reserved(volume string) bool {
+	switch volume {
+	case PrivateVolume, SocketsVolume, CacheVolume, KernelBootVolume:
+		return true
+	}
+	return false
+}
 
 // Mount paths inside the launcher pod.
 const (
