@@ -98,7 +98,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if o.TestGuestDir == "" {
 		return nil
 	}
-	return pushTestGuest(o.TestGuestDir, p.node.RegistryAddress())
+	return PushTestGuest(o.TestGuestDir, p.node.RegistryAddress())
 }
 
 // launcherImage is the launcher's base (Debian's libvirt and QEMU, built by
@@ -126,10 +126,11 @@ func launcherImage(o Options) (images.Image, error) {
 // docker.io: containerDisks name it without a registry.
 const TestGuestImage = "virtflow/test-guest:latest"
 
-// pushTestGuest publishes the test guest (hack/mkguest.sh's output) as a
-// containerDisk image: the disk under /disk, the kernel and initramfs under
-// /boot for kernel boot.
-func pushTestGuest(dir, registry string) error {
+// PushTestGuest publishes the test guest (hack/mkguest.sh's output) to a
+// registry as the containerDisk TestGuestImage: the disk under /disk, as
+// KubeVirt's containerDisks have it, the kernel and initramfs under /boot
+// for kernel boot.
+func PushTestGuest(dir, registry string) error {
 	img := images.Image{
 		Ref: registry + "/" + TestGuestImage,
 		Layers: [][]images.Entry{{

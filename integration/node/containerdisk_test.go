@@ -5,7 +5,6 @@ package node
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/virtflow/virtflow/embedded/images"
 	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/platform"
 )
 
 // launcherBase imports the launcher's base image (once; a second import
@@ -29,24 +29,14 @@ func launcherBase(t *testing.T) string {
 	return base.Ref
 }
 
-// pushTestGuest publishes the test guest as a containerDisk image (the
-// disk under /disk, as KubeVirt's containerDisks have it, and the kernel
-// and initramfs under /boot) to the node's registry.
+// pushTestGuest publishes the test guest as a containerDisk image to the
+// node's registry, as virtflow up does, and returns its name there.
 func pushTestGuest(t *testing.T) string {
 	t.Helper()
 	out, err := exec.Command("../../hack/mkguest.sh").Output()
 	require.NoError(t, err)
-	dir := strings.TrimSpace(string(out))
-	img := images.Image{
-		Ref: env.node.RegistryAddress() + "/virtflow/test-guest:latest",
-		Layers: [][]images.Entry{{
-			{Path: "/disk/disk.raw", Source: filepath.Join(dir, "disk.raw"), Mode: 0o444},
-			{Path: "/boot/vmlinuz", Source: filepath.Join(dir, "vmlinuz"), Mode: 0o444},
-			{Path: "/boot/initramfs.img", Source: filepath.Join(dir, "initramfs.img"), Mode: 0o444},
-		}},
-	}
-	pushImage(t, img)
-	return node.RegistryName + "/virtflow/test-guest:latest"
+	require.NoError(t, platform.PushTestGuest(strings.TrimSpace(string(out)), env.node.RegistryAddress()))
+	return node.RegistryName + "/" + platform.TestGuestImage
 }
 
 // guestQEMU boots the test guest from dir on the serial console.
