@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -45,11 +46,11 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 	dataDir := "/var/tmp/virtflow-up-test"
 	args, guest := freshUp(t, dataDir)
 
-	disk := serveGuestDisk(t, guest)
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
+		kubeVirtComponentsArePods(t, c)
 		createUpVMI(t, c)
 		launcherRunsUnprivileged(t, c, dataDir)
-		claimDiskReachesTheGuest(t, c, dataDir, disk)
+		claimDiskReachesTheGuest(t, c, dataDir, serveGuestDisk(t, guest))
 	})
 	qemu := qemuOf("default_upvm")
 	require.NotEmpty(t, qemu, "the VM outlives the platform's stop")
@@ -116,9 +117,16 @@ func kernelBootSpec(root kubevirtv1.VolumeSource) kubevirtv1.VirtualMachineInsta
 	}
 }
 
-// serveGuestDisk serves the test guest's disk over HTTP for an import.
+// serveGuestDisk serves the guest's disk on the node's bridge, where the
+// import, which runs in virt-handler's pod, reaches the host; the bridge
+// exists once `virtflow up` runs.
 func serveGuestDisk(t *testing.T, guest string) string {
-	srv := httptest.NewServer(http.FileServer(http.Dir(guest)))
+	l, err := net.Listen("tcp", net.JoinHostPort(platform.NodeBridge.Address.Addr().String(), "0"))
+	require.NoError(t, err)
+	srv := httptest.NewUnstartedServer(http.FileServer(http.Dir(guest)))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL + "/disk.raw"
 }

@@ -67,6 +67,9 @@ var allowed = map[string][]string{
 	"operators":  {"api", "contracts", "kube", "operands", "wire", "operators"},
 	"node":       {"api", "contracts", "kube", "wire", "node"},
 	"worker":     {"api", "contracts", "kube", "activities", "workflows"},
+	// components are the commands of the component pods: each wires
+	// operators or node code, and the worker, to a manager.
+	"components": {"api", "contracts", "kube", "operands", "wire", "operators", "node", "worker", "components"},
 	// replaytest is the workflows' test helper: it replays recorded
 	// histories, reading files, so it stays outside workflows/.
 	"replaytest": {},

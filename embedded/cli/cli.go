@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/virtflow/virtflow/components/virtcontroller"
+	"github.com/virtflow/virtflow/components/virthandler"
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/launcher"
@@ -23,6 +25,10 @@ commands:
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
   prepare  build (first run) the pinned Kubernetes binaries, containerd, CoreDNS and the registry into the cache
+  virt-controller
+           run virt-controller (its Deployment's command)
+  virt-handler --kubelet-root DIR --node-dir DIR --temporal-address HOST:PORT
+           run virt-handler on the node named by $NODE_NAME (its DaemonSet's command)
   virt-launcher --dir DIR
            run one VMI's launcher (started by the node agent)
   csi-node-registrar --kubelet-registration-path PATH
@@ -49,6 +55,10 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return prepare(ctx, args[1:], out)
 	case "virt-launcher":
 		return runLauncher(ctx, args[1:])
+	case "virt-controller":
+		return virtcontroller.Main(ctx, args[1:])
+	case "virt-handler":
+		return virthandler.Main(ctx, args[1:])
 	case "csi-node-registrar":
 		return runRegistrar(ctx, args[1:], out)
 	case "csi-livenessprobe":

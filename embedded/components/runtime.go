@@ -14,6 +14,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Factory builds a component's HTTP surface; it must serve /healthz.
@@ -43,7 +45,7 @@ func NewRuntime(factories map[string]Factory) *Runtime {
 }
 
 // Deploy starts the component unless it already runs.
-func (r *Runtime) Deploy(ctx context.Context, name string) error {
+func (r *Runtime) Deploy(ctx context.Context, _ client.Object, name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.running[name]; ok {
@@ -72,7 +74,7 @@ func (r *Runtime) Deploy(ctx context.Context, name string) error {
 }
 
 // Undeploy stops the component; stopping one that is not running is fine.
-func (r *Runtime) Undeploy(ctx context.Context, name string) error {
+func (r *Runtime) Undeploy(ctx context.Context, _ client.Object, name string) error {
 	r.mu.Lock()
 	inst, ok := r.running[name]
 	delete(r.running, name)
@@ -95,7 +97,7 @@ func (r *Runtime) Readiness() string {
 }
 
 // Probe GETs the component's /healthz and fails unless it answers 200.
-func (r *Runtime) Probe(ctx context.Context, name string) error {
+func (r *Runtime) Probe(ctx context.Context, _ client.Object, name string) error {
 	r.mu.Lock()
 	inst, ok := r.running[name]
 	r.mu.Unlock()
@@ -133,7 +135,7 @@ func (r *Runtime) Running() []string {
 func (r *Runtime) StopAll(ctx context.Context) error {
 	var errs []error
 	for _, n := range r.Running() {
-		errs = append(errs, r.Undeploy(ctx, n))
+		errs = append(errs, r.Undeploy(ctx, nil, n))
 	}
 	return errors.Join(errs...)
 }

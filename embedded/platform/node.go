@@ -1,9 +1,11 @@
 package platform
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -18,5 +20,16 @@ func (p *Platform) agentConfig() handler.Config {
 		// Dir/host keeps the hostpath storage pools.
 		Dir: filepath.Join(p.opts.DataDir, "nodes", NodeName),
 		UID: launcherpod.User, GID: launcherpod.User, DomainType: handler.DetectDomainType(),
+	}
+}
+
+// kubeVirtInstall is what virt-operator deploys virt-controller and
+// virt-handler from on the embedded node: the components image, the
+// frontend's bridge address, and the paths the in-process agent used.
+func (p *Platform) kubeVirtInstall(agent handler.Config) *kubevirt.Install {
+	return &kubevirt.Install{
+		Image: p.componentsImage, TemporalAddress: p.temporal.FrontendAddress(),
+		KubeletRoot: agent.KubeletRoot, NodeDir: filepath.Dir(agent.Dir), ClusterRole: "virtflow",
+		DomainType: os.Getenv("VIRTFLOW_DOMAIN_TYPE"),
 	}
 }

@@ -2,7 +2,9 @@ package platform
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -74,8 +76,13 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err != nil {
 		return err
 	}
+	comps, err := componentsImage(launcher.BaseTars)
+	if err != nil {
+		return err
+	}
+	p.componentsImage = comps.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
-	cfg.Images = []images.Image{launcher, dns.Image, registry.Image}
+	cfg.Images = []images.Image{launcher, comps, dns.Image, registry.Image}
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
 	if p.node, err = node.Start(ctx, cfg); err != nil {
 		return err
@@ -121,6 +128,33 @@ func launcherImage(o Options) (images.Image, error) {
 		Layers: [][]images.Entry{{{Path: "/usr/bin/virt-launcher", Source: bin, Mode: 0o755}}},
 	}, nil
 }
+
+// componentsImage is the image every component pod runs: the launcher's
+// base, whose libvirt client library virt-handler links, with this very
+// virtflow binary. Its tag is the binary's digest, so a rebuilt binary
+// rolls the components out.
+func componentsImage(base []string) (images.Image, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return images.Image{}, fmt.Errorf("finding the virtflow binary: %w", err)
+	}
+	f, err := os.Open(self)
+	if err != nil {
+		return images.Image{}, fmt.Errorf("reading the virtflow binary: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return images.Image{}, fmt.Errorf("reading the virtflow binary: %w", err)
+	}
+	return images.Image{
+		Ref: fmt.Sprintf("%s:%x", ComponentsRepository, h.Sum(nil)[:6]), BaseTars: base,
+		Layers: [][]images.Entry{{{Path: "/usr/bin/virtflow", Source: self, Mode: 0o755}}},
+	}, nil
+}
+
+// ComponentsRepository is the components image's name, tagged per build.
+const ComponentsRepository = "virtflow.local/virtflow"
 
 // TestGuestImage is the test guest in the node's registry, which mirrors
 // docker.io: containerDisks name it without a registry.

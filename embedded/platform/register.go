@@ -49,12 +49,12 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 	if cfg.SkipComponentOperators {
 		return nil
 	}
-	return s.registerComponentOperators(mgr)
+	return s.registerComponentOperators(mgr, cfg.KubeVirt)
 }
 
 // registerComponentOperators adds virt-, cdi-, network-addons-, ssp- and
 // hostpath-provisioner-operators, and CDIConfig.
-func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
+func (s *Services) registerComponentOperators(mgr ctrl.Manager, kv *kubevirt.Install) error {
 	disc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating discovery client: %w", err)
@@ -81,6 +81,13 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 		r := &component.Reconciler{
 			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,
 			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
+		}
+		if k.GVK.Kind == "KubeVirt" && kv != nil {
+			r.Deployer = &component.Split{
+				Pods:      kubevirt.PodComponents,
+				Workloads: &component.Workloads{Client: mgr.GetClient(), Render: kv.Render, FieldOwner: "virt-operator"},
+				Others:    s.runtime,
+			}
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s operator: %w", k.GVK.Kind, err)
@@ -109,7 +116,7 @@ func apiHealthFactory(disc discovery.DiscoveryInterface) components.Factory {
 }
 
 func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
-	if !cfg.SkipVirtController {
+	if !cfg.SkipVirtController && cfg.KubeVirt == nil {
 		r := &vmi.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("virt-controller")}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller: %w", err)
@@ -118,13 +125,17 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 		if err := vmr.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller VM controller: %w", err)
 		}
+	}
+	if !cfg.SkipVirtController {
 		if err := s.registerCDI(mgr, cfg); err != nil {
 			return err
 		}
 	}
 	for _, n := range cfg.Nodes {
-		if err := handler.Setup(mgr, n); err != nil {
-			return err
+		if cfg.KubeVirt == nil {
+			if err := handler.Setup(mgr, n); err != nil {
+				return err
+			}
 		}
 		hp := hostpath.Config{NodeName: n.NodeName, HostRoot: n.StorageRoot(), Version: Version, KubeletRoot: n.KubeletRoot}
 		if err := hostpath.Setup(mgr, hp); err != nil {

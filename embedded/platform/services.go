@@ -27,6 +27,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/components"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -64,6 +65,10 @@ type ServicesConfig struct {
 	// UploadProxyAddress is where cdi-uploadproxy listens (127.0.0.1 and
 	// a free port when empty).
 	UploadProxyAddress string
+	// KubeVirt, when set, has virt-operator deploy virt-controller and
+	// virt-handler as pods from it; neither then runs in this process, and
+	// Nodes only serve the hostpath CSI driver.
+	KubeVirt *kubevirt.Install
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -206,7 +211,7 @@ func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *r
 			return fmt.Errorf("starting temporal worker: %w", err)
 		}
 	}
-	if cfg.SkipNodeWorkers {
+	if cfg.SkipNodeWorkers || cfg.KubeVirt != nil {
 		return nil
 	}
 	for _, n := range cfg.Nodes {

@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
 	"github.com/virtflow/virtflow/embedded/controlplane"
+	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/node"
 	"github.com/virtflow/virtflow/embedded/temporal"
 	"github.com/virtflow/virtflow/node/handler"
@@ -24,6 +29,10 @@ type Platform struct {
 	temporal *temporal.Server
 	services *Services
 	node     *node.Node
+	// temporalLoopback keeps the frontend, bound to the node's bridge for
+	// the pods, answering on 127.0.0.1 for the temporal CLI's default.
+	temporalLoopback *hostnet.Forwarder
+	componentsImage  string
 }
 
 // Start brings everything up and returns once the operators run; the
@@ -48,6 +57,13 @@ func (p *Platform) start(ctx context.Context) error {
 		}
 		p.log = f
 	}
+	// Clients made before the operators start log through it too; unset,
+	// controller-runtime prints a stack trace to say so.
+	logOut := p.log
+	if logOut == nil {
+		logOut = os.Stderr
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(logOut)))
 	if os.Geteuid() != 0 {
 		return errors.New("virtflow up needs root: it runs a Kubernetes node, whose containerd and runc create namespaces, cgroups and mounts for pods and whose kubelet and kube-proxy program the host's network")
 	}
@@ -71,9 +87,12 @@ func (p *Platform) start(ctx context.Context) error {
 	p.temporal, err = temporal.Start(temporal.Config{
 		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
 		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
-		LogFile: p.logFile("temporal.log"),
+		LogFile: p.logFile("temporal.log"), BindIP: NodeBridge.Address.Addr().String(),
 	})
 	if err != nil {
+		return err
+	}
+	if p.temporalLoopback, err = hostnet.Forward(p.TemporalAddress(), p.temporal.FrontendAddress()); err != nil {
 		return err
 	}
 	if err := p.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
@@ -102,6 +121,7 @@ func (p *Platform) startServices(ctx context.Context) error {
 		MetricsAddress: metricsAddress(o.MetricsPort),
 		Nodes:          []handler.Config{node},
 		CLIDownloads:   o.CLIDownloads, CLIDownloadsAddress: fmt.Sprintf("127.0.0.1:%d", o.CLIDownloadsPort),
+		KubeVirt: p.kubeVirtInstall(node),
 	})
 	if err != nil {
 		return err
@@ -122,8 +142,12 @@ func (p *Platform) startServices(ctx context.Context) error {
 // KubeconfigPath is the admin kubeconfig.
 func (p *Platform) KubeconfigPath() string { return p.cp.KubeconfigPath() }
 
-// TemporalAddress is the Temporal frontend host:port.
-func (p *Platform) TemporalAddress() string { return p.temporal.FrontendAddress() }
+// TemporalAddress is the Temporal frontend host:port on loopback, where
+// the temporal CLI looks by default.
+func (p *Platform) TemporalAddress() string {
+	_, port, _ := net.SplitHostPort(p.temporal.FrontendAddress())
+	return net.JoinHostPort("127.0.0.1", port)
+}
 
 // TemporalUI is the Web UI URL.
 func (p *Platform) TemporalUI() string { return p.temporal.UIAddress() }
@@ -138,6 +162,9 @@ func (p *Platform) Stop() error {
 	// and the next start picks them up (virtflow down --purge removes them).
 	if p.node != nil {
 		errs = append(errs, p.node.Stop())
+	}
+	if p.temporalLoopback != nil {
+		errs = append(errs, p.temporalLoopback.Close())
 	}
 	if p.temporal != nil {
 		errs = append(errs, p.temporal.Stop())

@@ -19,15 +19,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
-// Deployer runs a CR's components: in-process in embedded mode, as
-// Deployments and DaemonSets on a cluster.
+// Deployer runs a CR's components: as Deployments and DaemonSets
+// (Workloads), or as health-only placeholders for components that are not
+// pods yet.
 type Deployer interface {
-	// Deploy starts the component if it is not running.
-	Deploy(ctx context.Context, name string) error
+	// Deploy starts the component of the CR owner if it is not running.
+	Deploy(ctx context.Context, owner client.Object, name string) error
 	// Undeploy stops the component.
-	Undeploy(ctx context.Context, name string) error
-	// Probe returns nil only when the component answers its health check.
-	Probe(ctx context.Context, name string) error
+	Undeploy(ctx context.Context, owner client.Object, name string) error
+	// Probe returns nil only when the component is ready.
+	Probe(ctx context.Context, owner client.Object, name string) error
 	// Readiness says what a passing probe shows, in the CR's conditions,
 	// so a placeholder is never taken for the component itself.
 	Readiness() string
@@ -81,7 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("adding finalizer to %s %s: %w", r.Kind.GVK.Kind, obj.GetName(), err)
 		}
 	}
-	health := r.deployAndProbe(ctx)
+	health := r.deployAndProbe(ctx, obj)
 	// A manifest that cannot be installed degrades the CR with its reason
 	// instead of leaving its status silent.
 	if err := r.applyManifests(ctx, obj); err != nil {
@@ -103,14 +104,14 @@ func (r *Reconciler) resync() time.Duration {
 	return r.Resync
 }
 
-func (r *Reconciler) deployAndProbe(ctx context.Context) health {
+func (r *Reconciler) deployAndProbe(ctx context.Context, owner client.Object) health {
 	h := health{}
 	for _, name := range r.Kind.Components {
-		if err := r.Deployer.Deploy(ctx, name); err != nil {
+		if err := r.Deployer.Deploy(ctx, owner, name); err != nil {
 			h.failed = append(h.failed, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
-		if err := r.Deployer.Probe(ctx, name); err != nil {
+		if err := r.Deployer.Probe(ctx, owner, name); err != nil {
 			h.notReady = append(h.notReady, err.Error())
 			continue
 		}
@@ -126,7 +127,7 @@ func (r *Reconciler) finalize(ctx context.Context, obj *unstructured.Unstructure
 		return nil
 	}
 	for _, name := range r.Kind.Components {
-		if err := r.Deployer.Undeploy(ctx, name); err != nil {
+		if err := r.Deployer.Undeploy(ctx, obj, name); err != nil {
 			return fmt.Errorf("removing component %s of %s: %w", name, obj.GetName(), err)
 		}
 	}
@@ -144,11 +145,18 @@ func (r *Reconciler) finalize(ctx context.Context, obj *unstructured.Unstructure
 	return nil
 }
 
-// SetupWithManager watches the kind.
+// SetupWithManager watches the kind, and the workloads it owns when its
+// deployer runs components as pods, so a pod turning Ready shows at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(r.Kind.GVK)
-	return ctrl.NewControllerManagedBy(mgr).Named(r.Kind.GVK.Kind).For(obj).Complete(r)
+	b := ctrl.NewControllerManagedBy(mgr).Named(r.Kind.GVK.Kind).For(obj)
+	if o, ok := r.Deployer.(interface{ Owned() []client.Object }); ok {
+		for _, kind := range o.Owned() {
+			b = b.Owns(kind)
+		}
+	}
+	return b.Complete(r)
 }
 
 // applyManifests server-side applies the kind's manifests while the CR is

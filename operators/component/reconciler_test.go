@@ -24,14 +24,17 @@ type fakeDeployer struct {
 	unhealthy map[string]error
 }
 
-func (f *fakeDeployer) Deploy(_ context.Context, n string) error { f.deployed[n] = true; return nil }
-func (f *fakeDeployer) Undeploy(_ context.Context, n string) error {
+func (f *fakeDeployer) Deploy(_ context.Context, _ client.Object, n string) error {
+	f.deployed[n] = true
+	return nil
+}
+func (f *fakeDeployer) Undeploy(_ context.Context, _ client.Object, n string) error {
 	delete(f.deployed, n)
 	return nil
 }
 func (f *fakeDeployer) Readiness() string { return "its health check answers" }
 
-func (f *fakeDeployer) Probe(_ context.Context, n string) error {
+func (f *fakeDeployer) Probe(_ context.Context, _ client.Object, n string) error {
 	if !f.deployed[n] {
 		return errors.New(n + " is not running")
 	}

@@ -1,0 +1,120 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/operands"
+)
+
+// kubeVirtComponentsArePods checks that virt-operator runs virt-controller
+// and virt-handler as Ready pods of the components image, that deleting
+// the KubeVirt CR removes them, and that the CR hco-operator puts back
+// brings new ones.
+func kubeVirtComponentsArePods(t *testing.T, c crclient.Client) {
+	ctx := context.Background()
+	before := componentPods(t, c)
+	require.Contains(t, before, "virt-controller")
+	require.Contains(t, before, "virt-handler")
+	handler := podOf(t, c, before["virt-handler"])
+	require.True(t, strings.HasPrefix(handler.Spec.Containers[0].Image, platform.ComponentsRepository+":"), handler.Spec.Containers[0].Image)
+	require.True(t, *handler.Spec.Containers[0].SecurityContext.Privileged, "virt-handler runs privileged, as upstream's")
+	controller := podOf(t, c, before["virt-controller"])
+	require.True(t, *controller.Spec.Containers[0].SecurityContext.RunAsNonRoot)
+
+	kv := &kubevirtv1.KubeVirt{}
+	key := types.NamespacedName{Namespace: platform.Namespace, Name: operands.KubeVirtName}
+	require.NoError(t, c.Get(ctx, key, kv))
+	oldUID := kv.UID
+	require.NoError(t, c.Delete(ctx, kv))
+	require.Eventually(t, func() bool {
+		for _, uid := range before {
+			if podExists(c, uid) {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 250*time.Millisecond, "deleting the KubeVirt CR left its pods running")
+	require.Eventually(t, func() bool {
+		kv := &kubevirtv1.KubeVirt{}
+		if c.Get(ctx, key, kv) != nil || kv.UID == oldUID {
+			return false
+		}
+		for _, cond := range kv.Status.Conditions {
+			if cond.Type == kubevirtv1.KubeVirtConditionAvailable && cond.Status == corev1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}, 2*time.Minute, 250*time.Millisecond, "hco-operator's new KubeVirt CR did not become Available")
+	after := componentPods(t, c)
+	for name, uid := range after {
+		require.NotEqual(t, before[name], uid, "%s was not redeployed", name)
+	}
+	require.Len(t, after, 2)
+}
+
+// componentPods maps virt-controller and virt-handler to the UID of their
+// Ready pod, waiting until each has one.
+func componentPods(t *testing.T, c crclient.Client) map[string]types.UID {
+	out := map[string]types.UID{}
+	require.Eventually(t, func() bool {
+		pods := &corev1.PodList{}
+		if c.List(context.Background(), pods, crclient.InNamespace(platform.Namespace), crclient.HasLabels{"kubevirt.io"}) != nil {
+			return false
+		}
+		clear(out)
+		for _, p := range pods.Items {
+			if podReady(p) && p.DeletionTimestamp == nil {
+				out[p.Labels["kubevirt.io"]] = p.UID
+			}
+		}
+		return len(out) == 2
+	}, 2*time.Minute, 250*time.Millisecond, "virt-controller and virt-handler have no Ready pods")
+	return out
+}
+
+func podReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func podOf(t *testing.T, c crclient.Client, uid types.UID) corev1.Pod {
+	pods := &corev1.PodList{}
+	require.NoError(t, c.List(context.Background(), pods, crclient.InNamespace(platform.Namespace)))
+	for _, p := range pods.Items {
+		if p.UID == uid {
+			return p
+		}
+	}
+	t.Fatalf("pod %s is gone", uid)
+	return corev1.Pod{}
+}
+
+func podExists(c crclient.Client, uid types.UID) bool {
+	pods := &corev1.PodList{}
+	if c.List(context.Background(), pods, crclient.InNamespace(platform.Namespace)) != nil {
+		return true
+	}
+	for _, p := range pods.Items {
+		if p.UID == uid {
+			return true
+		}
+	}
+	return false
+}

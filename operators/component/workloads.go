@@ -1,0 +1,210 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Render returns the objects of one component of a CR. The first is the
+// component's Deployment or DaemonSet, whose pods' readiness is the
+// component's; the others are what it needs (ServiceAccount, bindings,
+// Services). Objects carry their apiVersion and kind.
+type Render func(owner client.Object, name string) ([]client.Object, error)
+
+// Workloads runs components as pods: it applies what Render returns,
+// reads readiness from the workload's status, and deletes it all again.
+type Workloads struct {
+	Client client.Client
+	Render Render
+	// FieldOwner is the operator's name in managed fields.
+	FieldOwner string
+}
+
+// Deploy server-side applies the component's objects, each namespaced one
+// in the owner's namespace owned by the CR, so that garbage collection
+// removes them with it even if the operator is gone.
+func (w *Workloads) Deploy(ctx context.Context, owner client.Object, name string) error {
+	objs, err := w.Render(owner, name)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		u, err := w.applied(owner, obj)
+		if err != nil {
+			return err
+		}
+		if err := w.Client.Patch(ctx, u, client.Apply, client.FieldOwner(w.FieldOwner), client.ForceOwnership); err != nil {
+			return fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// applied is obj as an apply configuration: no status, no server fields,
+// and the CR as controller of what lives in its namespace.
+func (w *Workloads) applied(owner, obj client.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("converting %s: %w", obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "creationTimestamp")
+	if u.GetNamespace() != "" && u.GetNamespace() == owner.GetNamespace() {
+		yes := true
+		gvk := owner.GetObjectKind().GroupVersionKind()
+		u.SetOwnerReferences([]metav1.OwnerReference{{
+			APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: owner.GetName(), UID: owner.GetUID(),
+			Controller: &yes, BlockOwnerDeletion: &yes,
+		}})
+	}
+	return u, nil
+}
+
+// Undeploy deletes the component's objects; pods go with their workload.
+func (w *Workloads) Undeploy(ctx context.Context, owner client.Object, name string) error {
+	objs, err := w.Render(owner, name)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, obj := range objs {
+		err := w.Client.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("deleting %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Probe reads the component's workload: ready when its current pods all
+// pass their readiness probes.
+func (w *Workloads) Probe(ctx context.Context, owner client.Object, name string) error {
+	objs, err := w.Render(owner, name)
+	if err != nil {
+		return err
+	}
+	if len(objs) == 0 {
+		return fmt.Errorf("%s has no workload", name)
+	}
+	switch want := objs[0].(type) {
+	case *appsv1.Deployment:
+		d := &appsv1.Deployment{}
+		if err := w.Client.Get(ctx, client.ObjectKeyFromObject(want), d); err != nil {
+			return notFound(name, err)
+		}
+		return DeploymentReady(name, d)
+	case *appsv1.DaemonSet:
+		ds := &appsv1.DaemonSet{}
+		if err := w.Client.Get(ctx, client.ObjectKeyFromObject(want), ds); err != nil {
+			return notFound(name, err)
+		}
+		return DaemonSetReady(name, ds)
+	}
+	return fmt.Errorf("%s: %T is not a workload", name, objs[0])
+}
+
+func notFound(name string, err error) error {
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("%s is not deployed", name)
+	}
+	return fmt.Errorf("reading %s: %w", name, err)
+}
+
+// Readiness says what a passing probe shows.
+func (w *Workloads) Readiness() string { return "their pods are Ready" }
+
+// Owned are the workload kinds whose changes re-run the reconcile.
+func (w *Workloads) Owned() []client.Object {
+	return []client.Object{&appsv1.Deployment{}, &appsv1.DaemonSet{}}
+}
+
+// DeploymentReady is nil when the Deployment's current pods are all Ready.
+func DeploymentReady(name string, d *appsv1.Deployment) error {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	s := d.Status
+	if s.ObservedGeneration < d.Generation || s.UpdatedReplicas < want {
+		return fmt.Errorf("%s: rolling out, %d of %d pods updated", name, s.UpdatedReplicas, want)
+	}
+	if s.ReadyReplicas < want {
+		return fmt.Errorf("%s: %d of %d pods ready", name, s.ReadyReplicas, want)
+	}
+	return nil
+}
+
+// DaemonSetReady is nil when the DaemonSet runs a current, Ready pod on
+// every node it selects, and selects at least one.
+func DaemonSetReady(name string, ds *appsv1.DaemonSet) error {
+	s := ds.Status
+	if s.ObservedGeneration < ds.Generation || s.UpdatedNumberScheduled < s.DesiredNumberScheduled {
+		return fmt.Errorf("%s: rolling out, %d of %d pods updated", name, s.UpdatedNumberScheduled, s.DesiredNumberScheduled)
+	}
+	if s.DesiredNumberScheduled == 0 {
+		return fmt.Errorf("%s: no node to run on", name)
+	}
+	if s.NumberReady < s.DesiredNumberScheduled {
+		return fmt.Errorf("%s: %d of %d pods ready", name, s.NumberReady, s.DesiredNumberScheduled)
+	}
+	return nil
+}
+
+// Split runs the named components with one deployer and the rest with
+// another, for a kind whose components are not all pods yet.
+type Split struct {
+	Pods      map[string]bool
+	Workloads *Workloads
+	Others    Deployer
+}
+
+func (s *Split) pick(name string) Deployer {
+	if s.Pods[name] {
+		return s.Workloads
+	}
+	return s.Others
+}
+
+// Deploy deploys with the component's deployer.
+func (s *Split) Deploy(ctx context.Context, owner client.Object, name string) error {
+	return s.pick(name).Deploy(ctx, owner, name)
+}
+
+// Undeploy undeploys with the component's deployer.
+func (s *Split) Undeploy(ctx context.Context, owner client.Object, name string) error {
+	return s.pick(name).Undeploy(ctx, owner, name)
+}
+
+// Probe probes with the component's deployer.
+func (s *Split) Probe(ctx context.Context, owner client.Object, name string) error {
+	return s.pick(name).Probe(ctx, owner, name)
+}
+
+// Readiness names which components are pods and what the others are.
+func (s *Split) Readiness() string {
+	return "the pods of " + joinNames(s.Pods) + " are Ready; the others are " + s.Others.Readiness()
+}
+
+// Owned are the workload kinds of the pod components.
+func (s *Split) Owned() []client.Object { return s.Workloads.Owned() }
+
+func joinNames(set map[string]bool) string {
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,98 @@
+package component
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func TestDeploymentReadyWantsEveryCurrentReplicaReady(t *testing.T) {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(2))}}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, UpdatedReplicas: 2, ReadyReplicas: 2}
+	require.ErrorContains(t, DeploymentReady("virt-api", d), "virt-api: rolling out")
+	d.Status.ObservedGeneration = 2
+	d.Status.UpdatedReplicas = 1
+	require.ErrorContains(t, DeploymentReady("virt-api", d), "1 of 2 pods updated")
+	d.Status.UpdatedReplicas, d.Status.ReadyReplicas = 2, 1
+	require.EqualError(t, DeploymentReady("virt-api", d), "virt-api: 1 of 2 pods ready")
+	d.Status.ReadyReplicas = 2
+	require.NoError(t, DeploymentReady("virt-api", d))
+}
+
+func TestDaemonSetReadyWantsANodeAndEveryPodReady(t *testing.T) {
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	ds.Status.ObservedGeneration = 1
+	require.EqualError(t, DaemonSetReady("virt-handler", ds), "virt-handler: no node to run on")
+	ds.Status.DesiredNumberScheduled, ds.Status.UpdatedNumberScheduled = 2, 2
+	ds.Status.NumberReady = 1
+	require.EqualError(t, DaemonSetReady("virt-handler", ds), "virt-handler: 1 of 2 pods ready")
+	ds.Status.NumberReady = 2
+	require.NoError(t, DaemonSetReady("virt-handler", ds))
+}
+
+func deployment(owner client.Object, name string) ([]client.Object, error) {
+	d := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: owner.GetNamespace(), Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "img"}}},
+			},
+		},
+	}
+	return []client.Object{d}, nil
+}
+
+func TestAppliedWorkloadIsOwnedByTheCRAndCarriesNoStatus(t *testing.T) {
+	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "kv", UID: "uid-1"}}
+	kv.SetGroupVersionKind(kubevirtv1.GroupVersion.WithKind("KubeVirt"))
+	w := &Workloads{Render: deployment}
+	objs, err := deployment(kv, "virt-controller")
+	require.NoError(t, err)
+	u, err := w.applied(kv, objs[0])
+	require.NoError(t, err)
+	require.NotContains(t, u.Object, "status")
+	_, found := u.Object["metadata"].(map[string]any)["creationTimestamp"]
+	require.False(t, found, "an applied object must not claim creationTimestamp")
+	refs := u.GetOwnerReferences()
+	require.Len(t, refs, 1)
+	require.Equal(t, "KubeVirt", refs[0].Kind)
+	require.Equal(t, "uid-1", string(refs[0].UID))
+	require.True(t, *refs[0].Controller)
+
+	elsewhere := objs[0].DeepCopyObject().(*appsv1.Deployment)
+	elsewhere.Namespace = "other"
+	u, err = w.applied(kv, elsewhere)
+	require.NoError(t, err)
+	require.Empty(t, u.GetOwnerReferences(), "an owner reference cannot cross namespaces")
+}
+
+func TestProbeSaysWhenTheWorkloadIsMissing(t *testing.T) {
+	_, _, c, _ := setup(t)
+	w := &Workloads{Client: c, Render: deployment, FieldOwner: "virt-operator"}
+	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "kubevirt-hyperconverged", Name: "kubevirt"}}
+	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller is not deployed")
+	require.NoError(t, c.Create(context.Background(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: kv.Namespace, Name: "virt-controller"}}))
+	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller: rolling out, 0 of 1 pods updated")
+	require.NoError(t, w.Undeploy(context.Background(), kv, "virt-controller"))
+	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller is not deployed")
+}
+
+func TestSplitSendsEachComponentToItsDeployer(t *testing.T) {
+	_, fake, c, _ := setup(t)
+	s := &Split{Pods: map[string]bool{"virt-controller": true}, Workloads: &Workloads{Client: c, Render: deployment}, Others: fake}
+	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "kubevirt-hyperconverged", Name: "kubevirt"}}
+	require.NoError(t, s.Deploy(context.Background(), kv, "virt-api"))
+	require.True(t, fake.deployed["virt-api"])
+	require.ErrorContains(t, s.Probe(context.Background(), kv, "virt-controller"), "is not deployed")
+	require.Equal(t, "the pods of virt-controller are Ready; the others are its health check answers", s.Readiness())
+}
