@@ -47,7 +47,7 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 	args, guest := freshUp(t, dataDir)
 
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
-		kubeVirtComponentsArePods(t, c)
+		kubeVirtComponentsArePods(t, c, dataDir)
 		createUpVMI(t, c)
 		launcherRunsUnprivileged(t, c, dataDir)
 		claimDiskReachesTheGuest(t, c, dataDir, serveGuestDisk(t, guest))

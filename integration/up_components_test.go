@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,15 +19,16 @@ import (
 	"github.com/virtflow/virtflow/operands"
 )
 
-// kubeVirtComponentsArePods checks that virt-operator runs virt-controller
-// and virt-handler as Ready pods of the components image, that deleting
-// the KubeVirt CR removes them, and that the CR hco-operator puts back
-// brings new ones.
-func kubeVirtComponentsArePods(t *testing.T, c crclient.Client) {
+// kubeVirtComponentsArePods checks that virt-operator runs virt-api,
+// virt-controller and virt-handler as Ready pods of the components image,
+// that the aggregated API and the webhooks are the virt-api pod's, that
+// deleting the KubeVirt CR removes them, and that the CR hco-operator puts
+// back brings new ones.
+func kubeVirtComponentsArePods(t *testing.T, c crclient.Client, dataDir string) {
 	ctx := context.Background()
 	before := componentPods(t, c)
-	require.Contains(t, before, "virt-controller")
-	require.Contains(t, before, "virt-handler")
+	require.Len(t, before, 3)
+	virtAPIServes(t, c, dataDir)
 	handler := podOf(t, c, before["virt-handler"])
 	require.True(t, strings.HasPrefix(handler.Spec.Containers[0].Image, platform.ComponentsRepository+":"), handler.Spec.Containers[0].Image)
 	require.True(t, *handler.Spec.Containers[0].SecurityContext.Privileged, "virt-handler runs privileged, as upstream's")
@@ -62,11 +64,24 @@ func kubeVirtComponentsArePods(t *testing.T, c crclient.Client) {
 	for name, uid := range after {
 		require.NotEqual(t, before[name], uid, "%s was not redeployed", name)
 	}
-	require.Len(t, after, 2)
+	require.Len(t, after, 3)
+	virtAPIServes(t, c, dataDir)
 }
 
-// componentPods maps virt-controller and virt-handler to the UID of their
-// Ready pod, waiting until each has one.
+// virtAPIServes asks the aggregated API for virt-api's version and has
+// its VMI webhook refuse a VMI without memory, as upstream's does.
+func virtAPIServes(t *testing.T, c crclient.Client, dataDir string) {
+	require.Eventually(t, func() bool {
+		out, err := kubectlAt(dataDir, "get", "--raw", "/apis/subresources.kubevirt.io/v1/version").CombinedOutput()
+		return err == nil && strings.Contains(string(out), "gitVersion")
+	}, time.Minute, 250*time.Millisecond, "the aggregated API does not answer")
+	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "default", GenerateName: "no-memory-"}}
+	err := c.Create(context.Background(), vmi, crclient.DryRunAll)
+	require.ErrorContains(t, err, "no memory requested")
+}
+
+// componentPods maps virt-api, virt-controller and virt-handler to the UID
+// of their Ready pod, waiting until each has one.
 func componentPods(t *testing.T, c crclient.Client) map[string]types.UID {
 	out := map[string]types.UID{}
 	require.Eventually(t, func() bool {
@@ -80,8 +95,8 @@ func componentPods(t *testing.T, c crclient.Client) map[string]types.UID {
 				out[p.Labels["kubevirt.io"]] = p.UID
 			}
 		}
-		return len(out) == 2
-	}, 2*time.Minute, 250*time.Millisecond, "virt-controller and virt-handler have no Ready pods")
+		return len(out) == 3
+	}, 2*time.Minute, 250*time.Millisecond, "virt-api, virt-controller and virt-handler have no Ready pods")
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
 	"github.com/virtflow/virtflow/components/virthandler"
 	"github.com/virtflow/virtflow/embedded/binaries"
@@ -25,6 +26,8 @@ commands:
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
   prepare  build (first run) the pinned Kubernetes binaries, containerd, CoreDNS and the registry into the cache
+  virt-api --cert-dir DIR
+           run virt-api (its Deployment's command)
   virt-controller
            run virt-controller (its Deployment's command)
   virt-handler --kubelet-root DIR --node-dir DIR --temporal-address HOST:PORT
@@ -55,6 +58,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return prepare(ctx, args[1:], out)
 	case "virt-launcher":
 		return runLauncher(ctx, args[1:])
+	case "virt-api":
+		return virtapiserver.Main(ctx, args[1:])
 	case "virt-controller":
 		return virtcontroller.Main(ctx, args[1:])
 	case "virt-handler":

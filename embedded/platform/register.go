@@ -83,11 +83,7 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager, kv *kubevirt.Ins
 			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
 		}
 		if k.GVK.Kind == "KubeVirt" && kv != nil {
-			r.Deployer = &component.Split{
-				Pods:      kubevirt.PodComponents,
-				Workloads: &component.Workloads{Client: mgr.GetClient(), Render: kv.Render, FieldOwner: "virt-operator"},
-				Others:    s.runtime,
-			}
+			r.Deployer = &component.Workloads{Client: mgr.GetClient(), Render: kv.Render, FieldOwner: "virt-operator"}
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s operator: %w", k.GVK.Kind, err)

@@ -136,6 +136,7 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		if s.webhooks, err = newWebhookSet(cfg.CertDir); err != nil {
 			return err
 		}
+		s.webhooks.virtAPIPod = cfg.KubeVirt != nil
 		hookServer = s.webhooks.server
 	}
 	metricsAddr := cfg.MetricsAddress
@@ -180,10 +181,12 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 		}
 		go s.webhooks.rotate(mctx, mgr.GetClient())
 	}
-	if !cfg.SkipVirtController {
+	if !cfg.SkipVirtController && cfg.KubeVirt == nil {
 		if err := startVirtAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "virt-api")); err != nil {
 			return err
 		}
+	}
+	if !cfg.SkipVirtController {
 		pub, err := startCDIAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "cdi-api"))
 		if err != nil {
 			return err

@@ -3,14 +3,10 @@ package platform
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,7 +67,7 @@ func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) er
 		return fmt.Errorf("loading %s certificate: %w", api.service, err)
 	}
 	go func() { _ = watcher.Start(ctx) }()
-	clientCAs, allowed, err := frontProxyTrust(ctx, c)
+	clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -80,39 +76,10 @@ func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) er
 		return fmt.Errorf("listening for %s: %w", api.service, err)
 	}
 	tlsCfg := &tls.Config{GetCertificate: watcher.GetCertificate, ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: clientCAs, MinVersion: tls.VersionTLS12}
-	hs := &http.Server{Handler: api.handler(proxyAuthenticator(allowed)), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: api.handler(virtapi.ProxyAuthenticator(allowed)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = hs.Close() }()
 	go func() { _ = hs.Serve(tls.NewListener(l, tlsCfg)) }()
 	return registerAPIService(ctx, c, api, l.Addr().(*net.TCPAddr).Port, bundle)
-}
-
-// frontProxyTrust reads the aggregator's client CA and allowed names from
-// the configmap every kube-apiserver publishes for extension servers.
-func frontProxyTrust(ctx context.Context, c client.Client) (*x509.CertPool, []string, error) {
-	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: "kube-system", Name: "extension-apiserver-authentication"}, cm); err != nil {
-		return nil, nil, fmt.Errorf("reading the aggregator's client CA: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM([]byte(cm.Data["requestheader-client-ca-file"])) {
-		return nil, nil, errors.New("extension-apiserver-authentication has no requestheader-client-ca-file")
-	}
-	var allowed []string
-	_ = json.Unmarshal([]byte(cm.Data["requestheader-allowed-names"]), &allowed)
-	return pool, allowed, nil
-}
-
-func proxyAuthenticator(allowed []string) func(*http.Request) error {
-	return func(r *http.Request) error {
-		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
-			return errors.New("this API only serves requests proxied by the Kubernetes API server")
-		}
-		cn := r.TLS.VerifiedChains[0][0].Subject.CommonName
-		if len(allowed) > 0 && !slices.Contains(allowed, cn) {
-			return fmt.Errorf("client %q is not an allowed front proxy", cn)
-		}
-		return nil
-	}
 }
 
 func registerAPIService(ctx context.Context, c client.Client, api aggregatedAPI, port int, bundle []byte) error {

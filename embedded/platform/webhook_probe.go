@@ -22,7 +22,7 @@ func (w *webhookSet) waitLive(ctx context.Context, c client.Client) error {
 		obj  client.Object
 		want string
 	}
-	if w.virtAPI {
+	if w.virtAPI && !w.virtAPIPod {
 		probes = append(probes, struct {
 			obj  client.Object
 			want string

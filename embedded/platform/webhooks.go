@@ -39,6 +39,9 @@ type webhookSet struct {
 	bundle  []byte
 	hco     bool
 	virtAPI bool
+	// virtAPIPod: virt-api runs as a pod with its own webhook
+	// configurations; this server keeps CDI's DataVolume hook only.
+	virtAPIPod bool
 }
 
 func newWebhookSet(certDir string) (*webhookSet, error) {
@@ -65,11 +68,12 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	w.server = mgr.GetWebhookServer()
 	w.hco, w.virtAPI = hcoHooks, virtAPIHooks
+	if virtAPIHooks && !w.virtAPIPod {
+		for path, h := range virtapi.Webhooks(dec) {
+			w.server.Register(path, h)
+		}
+	}
 	if virtAPIHooks {
-		w.server.Register(virtapi.VMValidatePath, &webhook.Admission{Handler: &virtapi.VMValidator{Decoder: dec}})
-		w.server.Register(virtapi.VMIValidatePath, &webhook.Admission{Handler: &virtapi.VMIValidator{Decoder: dec}})
-		w.server.Register(virtapi.VMMutatePath, &webhook.Admission{Handler: &virtapi.VMMutator{Decoder: dec}})
-		w.server.Register(virtapi.VMIMutatePath, &webhook.Admission{Handler: &virtapi.VMIMutator{Decoder: dec}})
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 	}
 	if !hcoHooks {
@@ -114,6 +118,12 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 		return err
 	}
 	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
+	if w.virtAPIPod {
+		if err := c.Delete(ctx, mut); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing in-process MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
+		}
+		return nil
+	}
 	_, err := controllerutil.CreateOrUpdate(ctx, c, mut, func() error {
 		mut.Webhooks = w.mutating()
 		return nil

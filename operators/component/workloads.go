@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,8 +16,10 @@ import (
 // Render returns the objects of one component of a CR. The first is the
 // component's Deployment or DaemonSet, whose pods' readiness is the
 // component's; the others are what it needs (ServiceAccount, bindings,
-// Services). Objects carry their apiVersion and kind.
-type Render func(owner client.Object, name string) ([]client.Object, error)
+// Services, certificates, registrations). Objects carry their apiVersion
+// and kind. It may read what exists (e.g. certificates still valid) but
+// changes nothing.
+type Render func(ctx context.Context, c client.Reader, owner client.Object, name string) ([]client.Object, error)
 
 // Workloads runs components as pods: it applies what Render returns,
 // reads readiness from the workload's status, and deletes it all again.
@@ -34,7 +34,7 @@ type Workloads struct {
 // in the owner's namespace owned by the CR, so that garbage collection
 // removes them with it even if the operator is gone.
 func (w *Workloads) Deploy(ctx context.Context, owner client.Object, name string) error {
-	objs, err := w.Render(owner, name)
+	objs, err := w.Render(ctx, w.Client, owner, name)
 	if err != nil {
 		return err
 	}
@@ -53,11 +53,14 @@ func (w *Workloads) Deploy(ctx context.Context, owner client.Object, name string
 // applied is obj as an apply configuration: no status, no server fields,
 // and the CR as controller of what lives in its namespace.
 func (w *Workloads) applied(owner, obj client.Object) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("converting %s: %w", obj.GetName(), err)
+	u, ok := obj.DeepCopyObject().(*unstructured.Unstructured)
+	if !ok {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil, fmt.Errorf("converting %s: %w", obj.GetName(), err)
+		}
+		u = &unstructured.Unstructured{Object: m}
 	}
-	u := &unstructured.Unstructured{Object: m}
 	delete(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "creationTimestamp")
@@ -74,7 +77,7 @@ func (w *Workloads) applied(owner, obj client.Object) (*unstructured.Unstructure
 
 // Undeploy deletes the component's objects; pods go with their workload.
 func (w *Workloads) Undeploy(ctx context.Context, owner client.Object, name string) error {
-	objs, err := w.Render(owner, name)
+	objs, err := w.Render(ctx, w.Client, owner, name)
 	if err != nil {
 		return err
 	}
@@ -91,7 +94,7 @@ func (w *Workloads) Undeploy(ctx context.Context, owner client.Object, name stri
 // Probe reads the component's workload: ready when its current pods all
 // pass their readiness probes.
 func (w *Workloads) Probe(ctx context.Context, owner client.Object, name string) error {
-	objs, err := w.Render(owner, name)
+	objs, err := w.Render(ctx, w.Client, owner, name)
 	if err != nil {
 		return err
 	}
@@ -160,51 +163,4 @@ func DaemonSetReady(name string, ds *appsv1.DaemonSet) error {
 		return fmt.Errorf("%s: %d of %d pods ready", name, s.NumberReady, s.DesiredNumberScheduled)
 	}
 	return nil
-}
-
-// Split runs the named components with one deployer and the rest with
-// another, for a kind whose components are not all pods yet.
-type Split struct {
-	Pods      map[string]bool
-	Workloads *Workloads
-	Others    Deployer
-}
-
-func (s *Split) pick(name string) Deployer {
-	if s.Pods[name] {
-		return s.Workloads
-	}
-	return s.Others
-}
-
-// Deploy deploys with the component's deployer.
-func (s *Split) Deploy(ctx context.Context, owner client.Object, name string) error {
-	return s.pick(name).Deploy(ctx, owner, name)
-}
-
-// Undeploy undeploys with the component's deployer.
-func (s *Split) Undeploy(ctx context.Context, owner client.Object, name string) error {
-	return s.pick(name).Undeploy(ctx, owner, name)
-}
-
-// Probe probes with the component's deployer.
-func (s *Split) Probe(ctx context.Context, owner client.Object, name string) error {
-	return s.pick(name).Probe(ctx, owner, name)
-}
-
-// Readiness names which components are pods and what the others are.
-func (s *Split) Readiness() string {
-	return "the pods of " + joinNames(s.Pods) + " are Ready; the others are " + s.Others.Readiness()
-}
-
-// Owned are the workload kinds of the pod components.
-func (s *Split) Owned() []client.Object { return s.Workloads.Owned() }
-
-func joinNames(set map[string]bool) string {
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }

@@ -37,7 +37,7 @@ func TestDaemonSetReadyWantsANodeAndEveryPodReady(t *testing.T) {
 	require.NoError(t, DaemonSetReady("virt-handler", ds))
 }
 
-func deployment(owner client.Object, name string) ([]client.Object, error) {
+func deployment(_ context.Context, _ client.Reader, owner client.Object, name string) ([]client.Object, error) {
 	d := &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: owner.GetNamespace(), Name: name},
@@ -56,7 +56,7 @@ func TestAppliedWorkloadIsOwnedByTheCRAndCarriesNoStatus(t *testing.T) {
 	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "kv", UID: "uid-1"}}
 	kv.SetGroupVersionKind(kubevirtv1.GroupVersion.WithKind("KubeVirt"))
 	w := &Workloads{Render: deployment}
-	objs, err := deployment(kv, "virt-controller")
+	objs, err := deployment(context.Background(), nil, kv, "virt-controller")
 	require.NoError(t, err)
 	u, err := w.applied(kv, objs[0])
 	require.NoError(t, err)
@@ -85,14 +85,4 @@ func TestProbeSaysWhenTheWorkloadIsMissing(t *testing.T) {
 	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller: rolling out, 0 of 1 pods updated")
 	require.NoError(t, w.Undeploy(context.Background(), kv, "virt-controller"))
 	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller is not deployed")
-}
-
-func TestSplitSendsEachComponentToItsDeployer(t *testing.T) {
-	_, fake, c, _ := setup(t)
-	s := &Split{Pods: map[string]bool{"virt-controller": true}, Workloads: &Workloads{Client: c, Render: deployment}, Others: fake}
-	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "kubevirt-hyperconverged", Name: "kubevirt"}}
-	require.NoError(t, s.Deploy(context.Background(), kv, "virt-api"))
-	require.True(t, fake.deployed["virt-api"])
-	require.ErrorContains(t, s.Probe(context.Background(), kv, "virt-controller"), "is not deployed")
-	require.Equal(t, "the pods of virt-controller are Ready; the others are its health check answers", s.Readiness())
 }

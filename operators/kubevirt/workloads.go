@@ -1,6 +1,7 @@
 package kubevirt
 
 import (
+	"context"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -51,10 +52,12 @@ const (
 	NamespaceEnv = "POD_NAMESPACE"
 )
 
-// Render returns a component's objects; virt-api is not a pod yet.
-func (in Install) Render(owner client.Object, name string) ([]client.Object, error) {
+// Render returns a component's objects.
+func (in Install) Render(ctx context.Context, c client.Reader, owner client.Object, name string) ([]client.Object, error) {
 	ns := owner.GetNamespace()
 	switch name {
+	case "virt-api":
+		return in.virtAPI(ctx, c, ns)
 	case "virt-controller":
 		return append([]client.Object{in.controller(ns)}, in.identity(ns, "kubevirt-controller")...), nil
 	case "virt-handler":
@@ -62,9 +65,6 @@ func (in Install) Render(owner client.Object, name string) ([]client.Object, err
 	}
 	return nil, fmt.Errorf("virt-operator has no workload for %s", name)
 }
-
-// PodComponents are the components Render deploys as pods.
-var PodComponents = map[string]bool{"virt-controller": true, "virt-handler": true}
 
 func labels(name string) map[string]string {
 	return map[string]string{componentLabel: name, "app.kubernetes.io/managed-by": managedBy, "app.kubernetes.io/component": "kubevirt"}
@@ -88,10 +88,7 @@ func (in Install) identity(ns, account string) []client.Object {
 func (in Install) controller(ns string) *appsv1.Deployment {
 	l := labels("virt-controller")
 	c := in.container("virt-controller", nil)
-	c.SecurityContext = &corev1.SecurityContext{
-		RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65534)), AllowPrivilegeEscalation: ptr.To(false),
-		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
+	c.SecurityContext = nonRoot()
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "virt-controller", Labels: l},
@@ -161,6 +158,15 @@ func (in Install) container(name string, args []string) corev1.Container {
 			corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("64Mi"),
 		}},
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+	}
+}
+
+// nonRoot is the security context of the components that need no host
+// access.
+func nonRoot() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65534)), AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 

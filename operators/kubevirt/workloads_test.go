@@ -1,14 +1,21 @@
 package kubevirt
 
 import (
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 var install = Install{
@@ -21,7 +28,7 @@ func owner() client.Object {
 }
 
 func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *testing.T) {
-	objs, err := install.Render(owner(), "virt-handler")
+	objs, err := install.Render(context.Background(), nil, owner(), "virt-handler")
 	require.NoError(t, err)
 	ds := objs[0].(*appsv1.DaemonSet)
 	require.Equal(t, "kubevirt-hyperconverged", ds.Namespace)
@@ -52,7 +59,7 @@ func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *test
 }
 
 func TestVirtControllerRunsUnprivilegedWithItsOwnIdentity(t *testing.T) {
-	objs, err := install.Render(owner(), "virt-controller")
+	objs, err := install.Render(context.Background(), nil, owner(), "virt-controller")
 	require.NoError(t, err)
 	d := objs[0].(*appsv1.Deployment)
 	sc := d.Spec.Template.Spec.Containers[0].SecurityContext
@@ -66,8 +73,40 @@ func TestVirtControllerRunsUnprivilegedWithItsOwnIdentity(t *testing.T) {
 	}
 }
 
-func TestVirtAPIIsNotAPodYet(t *testing.T) {
-	_, err := install.Render(owner(), "virt-api")
-	require.EqualError(t, err, "virt-operator has no workload for virt-api")
-	require.False(t, PodComponents["virt-api"])
+func TestVirtAPIIsTrustedThroughTheCAOfItsOwnCertificate(t *testing.T) {
+	objs, err := install.Render(context.Background(), nil, owner(), "virt-api")
+	require.NoError(t, err)
+	d := objs[0].(*appsv1.Deployment)
+	require.Equal(t, "virt-api", d.Name)
+	secret := objs[1].(*corev1.Secret)
+	vol := d.Spec.Template.Spec.Volumes[0].Secret
+	require.Equal(t, secret.Name, vol.SecretName)
+	require.Len(t, vol.Items, 2, "only the serving certificate and key reach the pod")
+	svc := objs[2].(*corev1.Service)
+	require.Equal(t, int32(VirtAPIPort), svc.Spec.Ports[0].TargetPort.IntVal)
+	bundle, err := base64.StdEncoding.DecodeString(objs[3].(*unstructured.Unstructured).Object["spec"].(map[string]any)["caBundle"].(string))
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(bundle))
+	b, _ := pem.Decode(secret.Data["tls.crt"])
+	leaf, err := x509.ParseCertificate(b.Bytes)
+	require.NoError(t, err)
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: "virt-api.kubevirt-hyperconverged.svc"})
+	require.NoError(t, err, "the aggregator cannot verify virt-api")
+	hooks := objs[4].(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks
+	require.NotEmpty(t, hooks)
+	for _, h := range hooks {
+		require.Equal(t, "virt-api", h.ClientConfig.Service.Name)
+		require.Equal(t, bundle, h.ClientConfig.CABundle)
+	}
+
+	reader := fake.NewClientBuilder().WithObjects(secret).Build()
+	again, err := install.Render(context.Background(), reader, owner(), "virt-api")
+	require.NoError(t, err)
+	require.Equal(t, secret.Data["tls.crt"], again[1].(*corev1.Secret).Data["tls.crt"], "a valid certificate was replaced")
+}
+
+func TestAnUnknownComponentHasNoWorkload(t *testing.T) {
+	_, err := install.Render(context.Background(), nil, owner(), "virt-exportproxy")
+	require.EqualError(t, err, "virt-operator has no workload for virt-exportproxy")
 }

@@ -12,7 +12,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"net"
 	"os"
@@ -52,40 +54,78 @@ func Ensure(dir string, hosts []string, p Policy, now time.Time) ([]byte, bool, 
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, false, fmt.Errorf("creating webhook certificate directory: %w", err)
 	}
-	ca, key, err := load(filepath.Join(dir, CAFile), filepath.Join(dir, caKey))
+	data := map[string][]byte{}
+	for _, name := range Names {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			data[name] = b
+		}
+	}
+	before := maps.Clone(data)
+	bundle, changed, err := EnsureData(data, hosts, p, now)
+	if err != nil || !changed {
+		return bundle, changed, err
+	}
+	// Keys first: a server reloads on its certificate's change and must
+	// find the matching key already in place.
+	for _, name := range []string{caKey, previousCA, CAFile, KeyFile, CertFile} {
+		if data[name] != nil && !bytes.Equal(data[name], before[name]) {
+			if err := writeAtomic(filepath.Join(dir, name), data[name]); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	return bundle, true, nil
+}
+
+// Names are the entries EnsureData keeps: usable as file names and as a
+// Secret's keys.
+var Names = []string{CAFile, caKey, previousCA, CertFile, KeyFile}
+
+// EnsureData is Ensure on a map of entries (a Secret's data), which it
+// updates in place.
+func EnsureData(data map[string][]byte, hosts []string, p Policy, now time.Time) ([]byte, bool, error) {
+	ca, key, err := parse(data[CAFile], data[caKey])
 	renewCA := err != nil || now.Add(p.CARenewBefore).After(ca.NotAfter)
 	if renewCA {
 		if ca != nil {
-			if err := writeAtomic(filepath.Join(dir, previousCA), pemCert(ca)); err != nil {
-				return nil, false, err
-			}
+			data[previousCA] = pemCert(ca)
 		}
 		if ca, key, err = issue(nil, nil, "virtflow-webhook-ca", nil, now, p.CADuration); err != nil {
 			return nil, false, err
 		}
-		if err := save(dir, CAFile, caKey, ca, key); err != nil {
+		if err := put(data, CAFile, caKey, ca, key); err != nil {
 			return nil, false, err
 		}
 	}
-	leaf, _, err := load(filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
+	leaf, _, err := parse(data[CertFile], data[KeyFile])
 	renewLeaf := renewCA || err != nil || now.Add(p.ServerRenewBefore).After(leaf.NotAfter) ||
-		leaf.CheckSignatureFrom(ca) != nil
+		leaf.CheckSignatureFrom(ca) != nil || !coversHosts(leaf, hosts)
 	if renewLeaf {
 		cert, lkey, err := issue(ca, key, "virtflow-webhook", hosts, now, p.ServerDuration)
 		if err != nil {
 			return nil, false, err
 		}
-		if err := save(dir, CertFile, KeyFile, cert, lkey); err != nil {
+		if err := put(data, CertFile, KeyFile, cert, lkey); err != nil {
 			return nil, false, err
 		}
 	}
-	return bundle(dir, ca, now), renewCA || renewLeaf, nil
+	return bundle(data, ca, now), renewCA || renewLeaf, nil
+}
+
+// coversHosts reports whether the certificate names every host.
+func coversHosts(c *x509.Certificate, hosts []string) bool {
+	for _, h := range hosts {
+		if c.VerifyHostname(h) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // bundle is the current CA followed by the previous one while it is valid.
-func bundle(dir string, ca *x509.Certificate, now time.Time) []byte {
+func bundle(data map[string][]byte, ca *x509.Certificate, now time.Time) []byte {
 	out := pemCert(ca)
-	if prev, err := os.ReadFile(filepath.Join(dir, previousCA)); err == nil {
+	if prev := data[previousCA]; prev != nil {
 		if b, _ := pem.Decode(prev); b != nil {
 			if old, err := x509.ParseCertificate(b.Bytes); err == nil && now.Before(old.NotAfter) {
 				out = append(out, prev...)
@@ -137,17 +177,14 @@ func issue(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string, hos
 	return cert, key, err
 }
 
-func save(dir, certName, keyName string, cert *x509.Certificate, key *ecdsa.PrivateKey) error {
+func put(data map[string][]byte, certName, keyName string, cert *x509.Certificate, key *ecdsa.PrivateKey) error {
 	kd, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", keyName, err)
 	}
-	// Key first: the server reloads on the certificate's change and must
-	// find the matching key already in place.
-	if err := writeAtomic(filepath.Join(dir, keyName), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})); err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(dir, certName), pemCert(cert))
+	data[keyName] = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})
+	data[certName] = pemCert(cert)
+	return nil
 }
 
 func writeAtomic(path string, data []byte) error {
@@ -161,27 +198,19 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-func load(certPath, keyPath string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	cp, err := os.ReadFile(certPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	kp, err := os.ReadFile(keyPath)
-	if err != nil {
-		return nil, nil, err
-	}
+func parse(cp, kp []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	cb, _ := pem.Decode(cp)
 	kb, _ := pem.Decode(kp)
 	if cb == nil || kb == nil {
-		return nil, nil, fmt.Errorf("%s or %s is not PEM", certPath, keyPath)
+		return nil, nil, errors.New("certificate or key missing or not PEM")
 	}
 	cert, err := x509.ParseCertificate(cb.Bytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parsing %s: %w", certPath, err)
+		return nil, nil, fmt.Errorf("parsing certificate: %w", err)
 	}
 	key, err := x509.ParseECPrivateKey(kb.Bytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parsing %s: %w", keyPath, err)
+		return nil, nil, fmt.Errorf("parsing key: %w", err)
 	}
 	return cert, key, nil
 }

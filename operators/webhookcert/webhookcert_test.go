@@ -79,3 +79,24 @@ func TestPreviousCALeavesTheBundleOnceExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(third), string(first))
 }
+
+func TestEnsureDataKeepsASecretStableAndReissuesForNewHosts(t *testing.T) {
+	now := time.Now()
+	data := map[string][]byte{}
+	bundle, changed, err := EnsureData(data, []string{"virt-api.ns.svc"}, DefaultPolicy, now)
+	require.NoError(t, err)
+	require.True(t, changed)
+	leaf := data[CertFile]
+	again, changed, err := EnsureData(data, []string{"virt-api.ns.svc"}, DefaultPolicy, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.False(t, changed, "a valid certificate was reissued")
+	require.Equal(t, bundle, again)
+	_, changed, err = EnsureData(data, []string{"virt-api.other.svc"}, DefaultPolicy, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.NotEqual(t, leaf, data[CertFile], "a certificate for other hosts was kept")
+	b, _ := pem.Decode(data[CertFile])
+	c, err := x509.ParseCertificate(b.Bytes)
+	require.NoError(t, err)
+	require.NoError(t, c.VerifyHostname("virt-api.other.svc"))
+}

@@ -1,0 +1,46 @@
+package virtapi
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// FrontProxyTrust reads the aggregator's client CA and allowed names from
+// the configmap every kube-apiserver publishes for extension servers.
+func FrontProxyTrust(ctx context.Context, c client.Reader) (*x509.CertPool, []string, error) {
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "kube-system", Name: "extension-apiserver-authentication"}, cm); err != nil {
+		return nil, nil, fmt.Errorf("reading the aggregator's client CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM([]byte(cm.Data["requestheader-client-ca-file"])) {
+		return nil, nil, errors.New("extension-apiserver-authentication has no requestheader-client-ca-file")
+	}
+	var allowed []string
+	_ = json.Unmarshal([]byte(cm.Data["requestheader-allowed-names"]), &allowed)
+	return pool, allowed, nil
+}
+
+// ProxyAuthenticator accepts only requests whose verified client
+// certificate is one of the allowed front proxies'.
+func ProxyAuthenticator(allowed []string) func(*http.Request) error {
+	return func(r *http.Request) error {
+		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+			return errors.New("this API only serves requests proxied by the Kubernetes API server")
+		}
+		cn := r.TLS.VerifiedChains[0][0].Subject.CommonName
+		if len(allowed) > 0 && !slices.Contains(allowed, cn) {
+			return fmt.Errorf("client %q is not an allowed front proxy", cn)
+		}
+		return nil
+	}
+}
