@@ -1,4 +1,4 @@
-// Package kubevirt is virt-operator: a KubeVirt CR gets virt-api, virt-controller and virt-handler, and its status says whether they answer their health checks.
+// Package kubevirt is virt-operator: a KubeVirt CR gets virt-api, virt-controller and virt-handler (as pods where an Install says how), the common instancetypes and preferences, and a status that says whether its components are ready.
 package kubevirt
 
 import (
