@@ -49,6 +49,7 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
 		kubeVirtComponentsArePods(t, c, dataDir)
 		createUpVMI(t, c)
+		consoleAndPauseCrossThePods(t, c, dataDir)
 		launcherRunsUnprivileged(t, c, dataDir)
 		claimDiskReachesTheGuest(t, c, dataDir, serveGuestDisk(t, guest))
 	})

@@ -3,7 +3,9 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +14,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/virtctl"
 )
 
 // kubeVirtComponentsArePods checks that virt-operator runs virt-api,
@@ -132,4 +136,39 @@ func podExists(c crclient.Client, uid types.UID) bool {
 		}
 	}
 	return false
+}
+
+// consoleAndPauseCrossThePods drives the upvm VMI as virtctl does: its
+// serial console and pause/unpause go through the aggregator to the
+// virt-api pod, then to virt-handler's pod and the launcher's socket.
+func consoleAndPauseCrossThePods(t *testing.T, c crclient.Client, dataDir string) {
+	ctx := context.Background()
+	kubeconfig := filepath.Join(dataDir, "kubernetes", "kubeconfig")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	require.NoError(t, err)
+	console, err := virtctl.OpenStream(ctx, cfg, "default", "upvm", "console")
+	require.NoError(t, err)
+	require.True(t, askGuest(console, 2*time.Minute), "the guest did not answer on its console")
+	console.Close()
+
+	run := func(args ...string) {
+		var out bytes.Buffer
+		require.NoError(t, virtctl.Main(ctx, append([]string{"--kubeconfig", kubeconfig, "-n", "default"}, args...), &out), "virtctl %v: %s", args, out.String())
+	}
+	paused := func() bool {
+		vmi := &kubevirtv1.VirtualMachineInstance{}
+		if c.Get(ctx, crclient.ObjectKey{Namespace: "default", Name: "upvm"}, vmi) != nil {
+			return false
+		}
+		for _, cond := range vmi.Status.Conditions {
+			if cond.Type == kubevirtv1.VirtualMachineInstancePaused && cond.Status == corev1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}
+	run("pause", "vmi", "upvm")
+	require.Eventually(t, paused, 30*time.Second, 100*time.Millisecond, "the VMI did not report Paused")
+	run("unpause", "vmi", "upvm")
+	require.Eventually(t, func() bool { return !paused() }, 30*time.Second, 100*time.Millisecond, "the VMI stayed Paused")
 }
