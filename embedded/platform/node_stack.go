@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -181,10 +182,20 @@ func PushTestGuest(dir, registry string) error {
 	if err != nil {
 		return fmt.Errorf("naming the test guest image: %w", err)
 	}
-	if err := remote.Write(ref, built); err != nil {
-		return fmt.Errorf("pushing the test guest to the node's registry: %w", err)
+	// The registry's readiness may be stale: after a purge its Deployment
+	// still reports the pod that is gone until the controller manager
+	// notices, so the push waits for the registry itself to answer.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := remote.Write(ref, built)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pushing the test guest to the node's registry: %w", err)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
-	return nil
 }
 
 // siblingBinary is a binary built beside this one.

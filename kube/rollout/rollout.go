@@ -20,7 +20,7 @@ func Deployment(ctx context.Context, c client.Client, key client.ObjectKey, time
 	why := "not found"
 	for {
 		if err := c.Get(ctx, key, d); err == nil {
-			why = deploymentPending(d)
+			why = DeploymentPending(d)
 			if why == "" {
 				return nil
 			}
@@ -33,9 +33,9 @@ func Deployment(ctx context.Context, c client.Client, key client.ObjectKey, time
 	}
 }
 
-// deploymentPending is empty for a Deployment that is rolled out, else why
+// DeploymentPending is empty for a Deployment that is rolled out, else why
 // not.
-func deploymentPending(d *appsv1.Deployment) string {
+func DeploymentPending(d *appsv1.Deployment) string {
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -47,6 +47,23 @@ func deploymentPending(d *appsv1.Deployment) string {
 		return fmt.Sprintf("%d of %d replicas updated", d.Status.UpdatedReplicas, want)
 	case d.Status.ReadyReplicas < want:
 		return fmt.Sprintf("%d of %d replicas ready", d.Status.ReadyReplicas, want)
+	}
+	return ""
+}
+
+// DaemonSetPending is empty for a DaemonSet that runs a current, Ready pod
+// on every node it selects, and selects at least one; else why not.
+func DaemonSetPending(ds *appsv1.DaemonSet) string {
+	s := ds.Status
+	switch {
+	case s.ObservedGeneration < ds.Generation:
+		return "spec not observed yet"
+	case s.UpdatedNumberScheduled < s.DesiredNumberScheduled:
+		return fmt.Sprintf("%d of %d pods updated", s.UpdatedNumberScheduled, s.DesiredNumberScheduled)
+	case s.DesiredNumberScheduled == 0:
+		return "no node to run on"
+	case s.NumberReady < s.DesiredNumberScheduled:
+		return fmt.Sprintf("%d of %d pods ready", s.NumberReady, s.DesiredNumberScheduled)
 	}
 	return ""
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/kube/rollout"
 )
 
 // Render returns the objects of one component of a CR. The first is the
@@ -107,15 +109,22 @@ func (w *Workloads) Probe(ctx context.Context, owner client.Object, name string)
 		if err := w.Client.Get(ctx, client.ObjectKeyFromObject(want), d); err != nil {
 			return notFound(name, err)
 		}
-		return DeploymentReady(name, d)
+		return pending(name, rollout.DeploymentPending(d))
 	case *appsv1.DaemonSet:
 		ds := &appsv1.DaemonSet{}
 		if err := w.Client.Get(ctx, client.ObjectKeyFromObject(want), ds); err != nil {
 			return notFound(name, err)
 		}
-		return DaemonSetReady(name, ds)
+		return pending(name, rollout.DaemonSetPending(ds))
 	}
 	return fmt.Errorf("%s: %T is not a workload", name, objs[0])
+}
+
+func pending(name, why string) error {
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", name, why)
 }
 
 func notFound(name string, err error) error {
@@ -131,36 +140,4 @@ func (w *Workloads) Readiness() string { return "their pods are Ready" }
 // Owned are the workload kinds whose changes re-run the reconcile.
 func (w *Workloads) Owned() []client.Object {
 	return []client.Object{&appsv1.Deployment{}, &appsv1.DaemonSet{}}
-}
-
-// DeploymentReady is nil when the Deployment's current pods are all Ready.
-func DeploymentReady(name string, d *appsv1.Deployment) error {
-	want := int32(1)
-	if d.Spec.Replicas != nil {
-		want = *d.Spec.Replicas
-	}
-	s := d.Status
-	if s.ObservedGeneration < d.Generation || s.UpdatedReplicas < want {
-		return fmt.Errorf("%s: rolling out, %d of %d pods updated", name, s.UpdatedReplicas, want)
-	}
-	if s.ReadyReplicas < want {
-		return fmt.Errorf("%s: %d of %d pods ready", name, s.ReadyReplicas, want)
-	}
-	return nil
-}
-
-// DaemonSetReady is nil when the DaemonSet runs a current, Ready pod on
-// every node it selects, and selects at least one.
-func DaemonSetReady(name string, ds *appsv1.DaemonSet) error {
-	s := ds.Status
-	if s.ObservedGeneration < ds.Generation || s.UpdatedNumberScheduled < s.DesiredNumberScheduled {
-		return fmt.Errorf("%s: rolling out, %d of %d pods updated", name, s.UpdatedNumberScheduled, s.DesiredNumberScheduled)
-	}
-	if s.DesiredNumberScheduled == 0 {
-		return fmt.Errorf("%s: no node to run on", name)
-	}
-	if s.NumberReady < s.DesiredNumberScheduled {
-		return fmt.Errorf("%s: %d of %d pods ready", name, s.NumberReady, s.DesiredNumberScheduled)
-	}
-	return nil
 }

@@ -8,34 +8,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-func TestDeploymentReadyWantsEveryCurrentReplicaReady(t *testing.T) {
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(2))}}
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 1, UpdatedReplicas: 2, ReadyReplicas: 2}
-	require.ErrorContains(t, DeploymentReady("virt-api", d), "virt-api: rolling out")
-	d.Status.ObservedGeneration = 2
-	d.Status.UpdatedReplicas = 1
-	require.ErrorContains(t, DeploymentReady("virt-api", d), "1 of 2 pods updated")
-	d.Status.UpdatedReplicas, d.Status.ReadyReplicas = 2, 1
-	require.EqualError(t, DeploymentReady("virt-api", d), "virt-api: 1 of 2 pods ready")
-	d.Status.ReadyReplicas = 2
-	require.NoError(t, DeploymentReady("virt-api", d))
-}
-
-func TestDaemonSetReadyWantsANodeAndEveryPodReady(t *testing.T) {
-	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
-	ds.Status.ObservedGeneration = 1
-	require.EqualError(t, DaemonSetReady("virt-handler", ds), "virt-handler: no node to run on")
-	ds.Status.DesiredNumberScheduled, ds.Status.UpdatedNumberScheduled = 2, 2
-	ds.Status.NumberReady = 1
-	require.EqualError(t, DaemonSetReady("virt-handler", ds), "virt-handler: 1 of 2 pods ready")
-	ds.Status.NumberReady = 2
-	require.NoError(t, DaemonSetReady("virt-handler", ds))
-}
 
 func deployment(_ context.Context, _ client.Reader, owner client.Object, name string) ([]client.Object, error) {
 	d := &appsv1.Deployment{
@@ -82,7 +57,7 @@ func TestProbeSaysWhenTheWorkloadIsMissing(t *testing.T) {
 	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "kubevirt-hyperconverged", Name: "kubevirt"}}
 	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller is not deployed")
 	require.NoError(t, c.Create(context.Background(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: kv.Namespace, Name: "virt-controller"}}))
-	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller: rolling out, 0 of 1 pods updated")
+	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller: 0 of 1 replicas updated")
 	require.NoError(t, w.Undeploy(context.Background(), kv, "virt-controller"))
 	require.EqualError(t, w.Probe(context.Background(), kv, "virt-controller"), "virt-controller is not deployed")
 }

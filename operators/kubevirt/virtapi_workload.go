@@ -91,6 +91,10 @@ func virtAPIService(ns string) *corev1.Service {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: virtAPIName, Labels: labels(virtAPIName)},
 		Spec: corev1.ServiceSpec{
+			// Explicit, so an in-process platform's ExternalName Service
+			// of the same name becomes this one (its leftover externalName
+			// is ignored for a ClusterIP Service).
+			Type:     corev1.ServiceTypeClusterIP,
 			Selector: map[string]string{componentLabel: virtAPIName},
 			Ports:    []corev1.ServicePort{{Port: 443, TargetPort: intstr.FromInt32(VirtAPIPort), Protocol: corev1.ProtocolTCP}},
 		},

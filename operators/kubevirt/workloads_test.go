@@ -84,6 +84,7 @@ func TestVirtAPIIsTrustedThroughTheCAOfItsOwnCertificate(t *testing.T) {
 	require.Len(t, vol.Items, 2, "only the serving certificate and key reach the pod")
 	svc := objs[2].(*corev1.Service)
 	require.Equal(t, int32(VirtAPIPort), svc.Spec.Ports[0].TargetPort.IntVal)
+	require.Equal(t, corev1.ServiceTypeClusterIP, svc.Spec.Type)
 	bundle, err := base64.StdEncoding.DecodeString(objs[3].(*unstructured.Unstructured).Object["spec"].(map[string]any)["caBundle"].(string))
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
