@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/virtflow/virtflow/embedded/process"
@@ -47,8 +50,12 @@ func PurgeStopped(ctx context.Context, cfg Config) error {
 }
 
 func (n *Node) purge(ctx context.Context) error {
-	errs := []error{n.removePods(ctx)}
-	errs = append(errs, n.Stop(), n.restoreSysctls(forwarding))
+	// Without its pods gone, removing the runtime's state would orphan
+	// their shims and processes: stop and leave everything for a retry.
+	if err := n.removePods(ctx); err != nil {
+		return errors.Join(err, n.Stop())
+	}
+	errs := []error{n.Stop(), n.restoreSysctls(forwarding)}
 	errs = append(errs, n.cleanupProxy(ctx))
 	errs = append(errs, removeKubeletChains(ctx), removeCNIChains(ctx))
 	errs = append(errs, n.removeNewEmptyTables(ctx))
@@ -72,9 +79,9 @@ func (n *Node) removePods(ctx context.Context) error {
 	}
 	defer conn.Close()
 	rt := runtimeapi.NewRuntimeServiceClient(conn)
-	pods, err := rt.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{})
+	pods, err := listPods(ctx, rt)
 	if err != nil {
-		return fmt.Errorf("listing pods: %w", err)
+		return err
 	}
 	var errs []error
 	for _, p := range pods.Items {
@@ -87,6 +94,27 @@ func (n *Node) removePods(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// listPods lists the pod sandboxes once the CRI serves: containerd answers
+// Unavailable while it still recovers the pods it left, which takes longer
+// the more there are.
+func listPods(ctx context.Context, rt runtimeapi.RuntimeServiceClient) (*runtimeapi.ListPodSandboxResponse, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		pods, err := rt.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{})
+		if err == nil {
+			return pods, nil
+		}
+		if status.Code(err) != codes.Unavailable || time.Now().After(deadline) {
+			return nil, fmt.Errorf("listing pods: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("listing pods: %w", ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // cleanupProxy has kube-proxy remove its own rules, whatever its mode.
