@@ -23,12 +23,12 @@ func (p *Platform) agentConfig() handler.Config {
 	}
 }
 
-// kubeVirtInstall is what virt-operator deploys virt-controller and
+// kubeVirtInstall is what virt-operator deploys virt-api, virt-controller and
 // virt-handler from on the embedded node: the components image, the
-// frontend's bridge address, and the paths the in-process agent used.
+// frontend's relay on the bridge, and the paths the in-process agent used.
 func (p *Platform) kubeVirtInstall(agent handler.Config) *kubevirt.Install {
 	return &kubevirt.Install{
-		Image: p.componentsImage, TemporalAddress: p.temporal.FrontendAddress(),
+		Image: p.componentsImage, TemporalAddress: p.temporalForPods(),
 		KubeletRoot: agent.KubeletRoot, NodeDir: filepath.Dir(agent.Dir), ClusterRole: "virtflow",
 		DomainType: os.Getenv("VIRTFLOW_DOMAIN_TYPE"),
 	}

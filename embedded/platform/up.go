@@ -29,9 +29,11 @@ type Platform struct {
 	temporal *temporal.Server
 	services *Services
 	node     *node.Node
-	// temporalLoopback keeps the frontend, bound to the node's bridge for
-	// the pods, answering on 127.0.0.1 for the temporal CLI's default.
-	temporalLoopback *hostnet.Forwarder
+	// temporalBridge relays the frontend, which like all of Temporal's
+	// services listens on 127.0.0.1, to the node's bridge for the pods.
+	// Temporal's internal ports stay off the bridge, where the host's
+	// connections to pods take their ephemeral ports from the same range.
+	temporalBridge *hostnet.Forwarder
 	componentsImage  string
 }
 
@@ -87,12 +89,12 @@ func (p *Platform) start(ctx context.Context) error {
 	p.temporal, err = temporal.Start(temporal.Config{
 		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
 		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
-		LogFile: p.logFile("temporal.log"), BindIP: NodeBridge.Address.Addr().String(),
+		LogFile: p.logFile("temporal.log"),
 	})
 	if err != nil {
 		return err
 	}
-	if p.temporalLoopback, err = hostnet.Forward(p.TemporalAddress(), p.temporal.FrontendAddress()); err != nil {
+	if p.temporalBridge, err = hostnet.Forward(p.temporalForPods(), p.temporal.FrontendAddress()); err != nil {
 		return err
 	}
 	if err := p.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
@@ -142,11 +144,13 @@ func (p *Platform) startServices(ctx context.Context) error {
 // KubeconfigPath is the admin kubeconfig.
 func (p *Platform) KubeconfigPath() string { return p.cp.KubeconfigPath() }
 
-// TemporalAddress is the Temporal frontend host:port on loopback, where
-// the temporal CLI looks by default.
-func (p *Platform) TemporalAddress() string {
+// TemporalAddress is the Temporal frontend host:port.
+func (p *Platform) TemporalAddress() string { return p.temporal.FrontendAddress() }
+
+// temporalForPods is the frontend's port on the node's bridge.
+func (p *Platform) temporalForPods() string {
 	_, port, _ := net.SplitHostPort(p.temporal.FrontendAddress())
-	return net.JoinHostPort("127.0.0.1", port)
+	return net.JoinHostPort(NodeBridge.Address.Addr().String(), port)
 }
 
 // TemporalUI is the Web UI URL.
@@ -163,8 +167,8 @@ func (p *Platform) Stop() error {
 	if p.node != nil {
 		errs = append(errs, p.node.Stop())
 	}
-	if p.temporalLoopback != nil {
-		errs = append(errs, p.temporalLoopback.Close())
+	if p.temporalBridge != nil {
+		errs = append(errs, p.temporalBridge.Close())
 	}
 	if p.temporal != nil {
 		errs = append(errs, p.temporal.Stop())

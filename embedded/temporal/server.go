@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -32,7 +31,7 @@ import (
 
 const (
 	clusterName = "active"
-	loopback    = "127.0.0.1"
+	bindIP      = "127.0.0.1"
 	// historyShards is above one because a single shard serialises every
 	// task hop and costs about 50 ms per activity on a 2-core machine.
 	historyShards = 4
@@ -52,17 +51,6 @@ type Config struct {
 	LogLevel string
 	// LogFile receives the server's log; empty means stdout.
 	LogFile string
-	// BindIP is the address every server service binds, 127.0.0.1 unless
-	// set: a node's bridge address makes the frontend reachable from pods.
-	// The Web UI stays on 127.0.0.1.
-	BindIP string
-}
-
-func (c Config) bindIP() string {
-	if c.BindIP == "" {
-		return loopback
-	}
-	return c.BindIP
 }
 
 // Server is a running Temporal server with an optional Web UI.
@@ -74,7 +62,7 @@ type Server struct {
 }
 
 // Start builds the schema on first use, registers the namespaces and starts
-// every service bound to cfg.BindIP.
+// every service bound to 127.0.0.1.
 func Start(cfg Config) (*Server, error) {
 	if cfg.FrontendPort == 0 {
 		cfg.FrontendPort = mustFreePort()
@@ -159,7 +147,7 @@ func (s *Server) startUI(cfg Config) error {
 	}
 	uiCfg := &uiconfig.Config{
 		TemporalGRPCAddress: s.frontendAddr,
-		Host:                loopback,
+		Host:                bindIP,
 		Port:                port,
 		EnableUI:            true,
 		DefaultNamespace:    defaultNS,
@@ -171,7 +159,7 @@ func (s *Server) startUI(cfg Config) error {
 	s.ui = uiserver.NewServer(uioptions.WithConfigProvider(uiCfg))
 	errCh := make(chan error, 1)
 	go func() { errCh <- s.ui.Start() }()
-	s.uiAddr = fmt.Sprintf("http://%s:%d", loopback, port)
+	s.uiAddr = fmt.Sprintf("http://%s:%d", bindIP, port)
 	select {
 	case err := <-errCh:
 		return fmt.Errorf("starting temporal web ui on port %d: %w", port, err)
@@ -229,12 +217,11 @@ func sqlConfig(cfg Config) *config.SQL {
 }
 
 func buildConfig(cfg Config) *config.Config {
-	ip := cfg.bindIP()
-	frontend := net.JoinHostPort(ip, strconv.Itoa(cfg.FrontendPort))
+	frontend := fmt.Sprintf("%s:%d", bindIP, cfg.FrontendPort)
 	c := &config.Config{}
-	c.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: ip}
+	c.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: bindIP}
 	c.Global.Metrics = &metrics.Config{Prometheus: &metrics.PrometheusConfig{
-		ListenAddress: fmt.Sprintf("%s:%d", loopback, mustFreePort()), HandlerPath: "/metrics",
+		ListenAddress: fmt.Sprintf("%s:%d", bindIP, mustFreePort()), HandlerPath: "/metrics",
 	}}
 	c.Persistence = config.Persistence{
 		DefaultStore: sqliteplugin.PluginName, VisibilityStore: sqliteplugin.PluginName,
@@ -249,8 +236,8 @@ func buildConfig(cfg Config) *config.Config {
 	}
 	c.DCRedirectionPolicy = config.DCRedirectionPolicy{Policy: "noop"}
 	c.Services = map[string]config.Service{
-		"frontend": service(ip, cfg.FrontendPort), "history": service(ip, 0),
-		"matching": service(ip, 0), "worker": service(ip, 0),
+		"frontend": service(cfg.FrontendPort), "history": service(0),
+		"matching": service(0), "worker": service(0),
 	}
 	c.Archival = config.Archival{
 		History:    config.HistoryArchival{State: "disabled"},
@@ -264,18 +251,18 @@ func buildConfig(cfg Config) *config.Config {
 	return c
 }
 
-func service(ip string, port int) config.Service {
+func service(port int) config.Service {
 	if port == 0 {
 		port = mustFreePort()
 	}
-	return config.Service{RPC: config.RPC{GRPCPort: port, MembershipPort: mustFreePort(), BindOnIP: ip}}
+	return config.Service{RPC: config.RPC{GRPCPort: port, MembershipPort: mustFreePort(), BindOnIP: bindIP}}
 }
 
 // mustFreePort asks the kernel for an unused loopback port. A race with
 // another process grabbing it is possible but harmless on a dev machine: the
 // server then fails to start with a clear bind error.
 func mustFreePort() int {
-	l, err := net.Listen("tcp", loopback+":0")
+	l, err := net.Listen("tcp", bindIP+":0")
 	if err != nil {
 		panic(fmt.Sprintf("finding a free port: %v", err))
 	}
