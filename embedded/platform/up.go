@@ -33,8 +33,8 @@ type Platform struct {
 	// services listens on 127.0.0.1, to the node's bridge for the pods.
 	// Temporal's internal ports stay off the bridge, where the host's
 	// connections to pods take their ephemeral ports from the same range.
-	temporalBridge *hostnet.Forwarder
-	componentsImage  string
+	temporalBridge  *hostnet.Forwarder
+	componentsImage string
 }
 
 // Start brings everything up and returns once the operators run; the
