@@ -83,7 +83,9 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager, kv *kubevirt.Ins
 			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
 		}
 		if k.GVK.Kind == "KubeVirt" && kv != nil {
-			r.Deployer = &component.Workloads{Client: mgr.GetClient(), Render: kv.Render, FieldOwner: "virt-operator"}
+			r.Deployer = &component.Workloads{
+				Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: kv.Render, FieldOwner: "virt-operator",
+			}
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s operator: %w", k.GVK.Kind, err)

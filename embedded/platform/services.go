@@ -65,9 +65,9 @@ type ServicesConfig struct {
 	// UploadProxyAddress is where cdi-uploadproxy listens (127.0.0.1 and
 	// a free port when empty).
 	UploadProxyAddress string
-	// KubeVirt, when set, has virt-operator deploy virt-controller and
-	// virt-handler as pods from it; neither then runs in this process, and
-	// Nodes only serve the hostpath CSI driver.
+	// KubeVirt, when set, has virt-operator deploy virt-api,
+	// virt-controller and virt-handler as pods from it; none of them then
+	// runs in this process, and Nodes only serve the hostpath CSI driver.
 	KubeVirt *kubevirt.Install
 }
 

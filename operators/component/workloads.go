@@ -27,6 +27,10 @@ type Render func(ctx context.Context, c client.Reader, owner client.Object, name
 // reads readiness from the workload's status, and deletes it all again.
 type Workloads struct {
 	Client client.Client
+	// Reader is what Render reads through; the API server itself, so that
+	// a Secret applied a moment ago is found and its certificates kept,
+	// where a cache might not have it yet and a render would issue new ones.
+	Reader client.Reader
 	Render Render
 	// FieldOwner is the operator's name in managed fields.
 	FieldOwner string
@@ -36,7 +40,7 @@ type Workloads struct {
 // in the owner's namespace owned by the CR, so that garbage collection
 // removes them with it even if the operator is gone.
 func (w *Workloads) Deploy(ctx context.Context, owner client.Object, name string) error {
-	objs, err := w.Render(ctx, w.Client, owner, name)
+	objs, err := w.Render(ctx, w.reader(), owner, name)
 	if err != nil {
 		return err
 	}
@@ -50,6 +54,13 @@ func (w *Workloads) Deploy(ctx context.Context, owner client.Object, name string
 		}
 	}
 	return nil
+}
+
+func (w *Workloads) reader() client.Reader {
+	if w.Reader != nil {
+		return w.Reader
+	}
+	return w.Client
 }
 
 // applied is obj as an apply configuration: no status, no server fields,
@@ -79,7 +90,7 @@ func (w *Workloads) applied(owner, obj client.Object) (*unstructured.Unstructure
 
 // Undeploy deletes the component's objects; pods go with their workload.
 func (w *Workloads) Undeploy(ctx context.Context, owner client.Object, name string) error {
-	objs, err := w.Render(ctx, w.Client, owner, name)
+	objs, err := w.Render(ctx, w.reader(), owner, name)
 	if err != nil {
 		return err
 	}
@@ -96,7 +107,7 @@ func (w *Workloads) Undeploy(ctx context.Context, owner client.Object, name stri
 // Probe reads the component's workload: ready when its current pods all
 // pass their readiness probes.
 func (w *Workloads) Probe(ctx context.Context, owner client.Object, name string) error {
-	objs, err := w.Render(ctx, w.Client, owner, name)
+	objs, err := w.Render(ctx, w.reader(), owner, name)
 	if err != nil {
 		return err
 	}

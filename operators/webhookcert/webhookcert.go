@@ -55,7 +55,7 @@ func Ensure(dir string, hosts []string, p Policy, now time.Time) ([]byte, bool, 
 		return nil, false, fmt.Errorf("creating webhook certificate directory: %w", err)
 	}
 	data := map[string][]byte{}
-	for _, name := range Names {
+	for _, name := range names {
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 			data[name] = b
 		}
@@ -77,9 +77,9 @@ func Ensure(dir string, hosts []string, p Policy, now time.Time) ([]byte, bool, 
 	return bundle, true, nil
 }
 
-// Names are the entries EnsureData keeps: usable as file names and as a
+// names are the entries EnsureData keeps: usable as file names and as a
 // Secret's keys.
-var Names = []string{CAFile, caKey, previousCA, CertFile, KeyFile}
+var names = []string{CAFile, caKey, previousCA, CertFile, KeyFile}
 
 // EnsureData is Ensure on a map of entries (a Secret's data), which it
 // updates in place.
