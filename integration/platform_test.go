@@ -48,6 +48,7 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
 		kubeVirtComponentsArePods(t, c, dataDir)
+		cdiComponentsArePods(t, c, dataDir)
 		createUpVMI(t, c)
 		consoleAndPauseCrossThePods(t, c, dataDir)
 		launcherRunsUnprivileged(t, c, dataDir)

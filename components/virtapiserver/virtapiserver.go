@@ -6,19 +6,12 @@ package virtapiserver
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
+	"crypto/x509"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
-	"path/filepath"
-	"strconv"
-	"sync/atomic"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/components/manager"
@@ -26,7 +19,6 @@ import (
 	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/virtapi"
-	"github.com/virtflow/virtflow/operators/webhookcert"
 )
 
 // Main runs virt-api until ctx ends.
@@ -41,19 +33,8 @@ func Main(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	watcher, err := certwatcher.New(filepath.Join(*certDir, webhookcert.CertFile), filepath.Join(*certDir, webhookcert.KeyFile))
-	if err != nil {
-		return fmt.Errorf("loading virt-api's certificate: %w", err)
-	}
-	if err := mgr.Add(watcher); err != nil {
-		return fmt.Errorf("watching virt-api's certificate: %w", err)
-	}
-	srv := &server{mgr: mgr, watcher: watcher}
-	if err := mgr.Add(srv); err != nil {
-		return fmt.Errorf("adding virt-api's server: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("serving", srv.ready); err != nil {
-		return fmt.Errorf("adding readiness check: %w", err)
+	if err := manager.ServeTLS(mgr, "virt-api", *certDir, handlers(mgr)); err != nil {
+		return err
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running virt-api: %w", err)
@@ -61,48 +42,25 @@ func Main(ctx context.Context, args []string) error {
 	return nil
 }
 
-type server struct {
-	mgr     ctrl.Manager
-	watcher *certwatcher.CertWatcher
-	serving atomic.Bool
-}
-
-func (s *server) ready(*http.Request) error {
-	if !s.serving.Load() {
-		return errors.New("virt-api is not serving yet")
+// handlers serve the webhooks and, for everything else, the aggregated
+// API, whose requests are authenticated by the aggregator's client CA.
+func handlers(mgr ctrl.Manager) manager.Build {
+	return func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
+		clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, mgr.GetAPIReader())
+		if err != nil {
+			return nil, nil, err
+		}
+		c := mgr.GetClient()
+		api := &virtapi.Server{
+			Actions: &virtapi.Actions{Client: c}, Version: operands.Version,
+			Nodes:        &virtapi.NodeAgents{Client: c, Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
+			Authenticate: virtapi.ProxyAuthenticator(allowed),
+		}
+		mux := http.NewServeMux()
+		for path, h := range virtapi.Webhooks(admission.NewDecoder(mgr.GetScheme())) {
+			mux.Handle(path, h)
+		}
+		mux.Handle("/", api.Handler())
+		return mux, clientCAs, nil
 	}
-	return nil
-}
-
-// Start serves until ctx ends; the aggregator's client CA is read first,
-// since aggregated requests are authenticated by it.
-func (s *server) Start(ctx context.Context) error {
-	clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, s.mgr.GetAPIReader())
-	if err != nil {
-		return err
-	}
-	c := s.mgr.GetClient()
-	api := &virtapi.Server{
-		Actions: &virtapi.Actions{Client: c}, Version: operands.Version,
-		Nodes:        &virtapi.NodeAgents{Client: c, Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
-		Authenticate: virtapi.ProxyAuthenticator(allowed),
-	}
-	mux := http.NewServeMux()
-	for path, h := range virtapi.Webhooks(admission.NewDecoder(s.mgr.GetScheme())) {
-		mux.Handle(path, h)
-	}
-	mux.Handle("/", api.Handler())
-	addr := net.JoinHostPort(manager.PodIP(), strconv.Itoa(kubevirt.VirtAPIPort))
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", addr, err)
-	}
-	tlsCfg := &tls.Config{GetCertificate: s.watcher.GetCertificate, ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: clientCAs, MinVersion: tls.VersionTLS12}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); _ = hs.Close() }()
-	s.serving.Store(true)
-	if err := hs.Serve(tls.NewListener(l, tlsCfg)); !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving virt-api: %w", err)
-	}
-	return nil
 }

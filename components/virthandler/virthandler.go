@@ -13,19 +13,18 @@ import (
 	"os"
 	"path/filepath"
 
-	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/kubevirt"
+	"github.com/virtflow/virtflow/operators/component"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
 
 type flags struct {
-	kubeconfig, kubeletRoot, nodeDir, temporal, temporalNS string
+	kubeconfig, kubeletRoot, nodeDir string
+	temporal                         *manager.Temporal
 }
 
 // Main runs virt-handler until ctx ends.
@@ -35,14 +34,13 @@ func Main(ctx context.Context, args []string) error {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig; the pod's service account when empty")
 	fs.StringVar(&f.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on this node")
 	fs.StringVar(&f.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "per-node state, in a directory named after the node")
-	fs.StringVar(&f.temporal, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port")
-	fs.StringVar(&f.temporalNS, "temporal-namespace", worker.DefaultNamespace, "Temporal namespace")
+	f.temporal = manager.TemporalFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	node := os.Getenv(kubevirt.NodeNameEnv)
+	node := os.Getenv(component.NodeNameEnv)
 	if node == "" {
-		return errors.New("virt-handler needs its node's name in " + kubevirt.NodeNameEnv)
+		return errors.New("virt-handler needs its node's name in " + component.NodeNameEnv)
 	}
 	return run(ctx, f, node)
 }
@@ -60,12 +58,9 @@ func run(ctx context.Context, f flags, node string) error {
 	if err := handler.Setup(mgr, cfg); err != nil {
 		return err
 	}
-	tc, err := client.Dial(client.Options{
-		HostPort: f.temporal, Namespace: f.temporalNS,
-		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))),
-	})
+	tc, err := f.temporal.Dial()
 	if err != nil {
-		return fmt.Errorf("connecting to temporal at %s: %w", f.temporal, err)
+		return err
 	}
 	defer tc.Close()
 	direct, err := crclient.New(mgr.GetConfig(), crclient.Options{Scheme: mgr.GetScheme()})

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/virtflow/virtflow/components/cdiapiserver"
+	"github.com/virtflow/virtflow/components/cdicontroller"
+	"github.com/virtflow/virtflow/components/cdiuploadproxy"
 	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
 	"github.com/virtflow/virtflow/components/virthandler"
@@ -32,6 +35,12 @@ commands:
            run virt-controller (its Deployment's command)
   virt-handler --kubelet-root DIR --node-dir DIR --temporal-address HOST:PORT
            run virt-handler on the node named by $NODE_NAME (its DaemonSet's command)
+  cdi-apiserver --cert-dir DIR --key-dir DIR
+           run cdi-apiserver (its Deployment's command)
+  cdi-controller --temporal-address HOST:PORT
+           run cdi-deployment's controller (its Deployment's command)
+  cdi-uploadproxy --cert-dir DIR --key-dir DIR
+           run cdi-uploadproxy (its Deployment's command)
   virt-launcher --dir DIR
            run one VMI's launcher (started by the node agent)
   csi-node-registrar --kubelet-registration-path PATH
@@ -64,6 +73,12 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return virtcontroller.Main(ctx, args[1:])
 	case "virt-handler":
 		return virthandler.Main(ctx, args[1:])
+	case "cdi-apiserver":
+		return cdiapiserver.Main(ctx, args[1:])
+	case "cdi-controller":
+		return cdicontroller.Main(ctx, args[1:])
+	case "cdi-uploadproxy":
+		return cdiuploadproxy.Main(ctx, args[1:])
 	case "csi-node-registrar":
 		return runRegistrar(ctx, args[1:], out)
 	case "csi-livenessprobe":

@@ -11,11 +11,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/operators/cdiapi"
 	"github.com/virtflow/virtflow/operators/uploadproxy"
@@ -32,24 +31,18 @@ const (
 // signingKey reads cdi-apiserver's token key, creating it on first start,
 // so tokens stay valid across restarts and every proxy verifies them.
 func signingKey(ctx context.Context, c client.Client) (ed25519.PrivateKey, error) {
-	sec := &corev1.Secret{}
-	err := c.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: signingKeySecret}, sec)
-	if err == nil && len(sec.Data["seed"]) == ed25519.SeedSize {
-		return ed25519.NewKeyFromSeed(sec.Data["seed"]), nil
-	}
-	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("reading %s: %w", signingKeySecret, err)
-	}
-	_, key, err := ed25519.GenerateKey(nil)
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: signingKeySecret}}
+	var key ed25519.PrivateKey
+	_, err := controllerutil.CreateOrUpdate(ctx, c, sec, func() error {
+		if sec.Data == nil {
+			sec.Data = map[string][]byte{}
+		}
+		var err error
+		key, err = cdiapi.EnsureSigningKey(sec.Data)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	sec = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: signingKeySecret},
-		Data: map[string][]byte{"seed": key.Seed()}}
-	if err := c.Create(ctx, sec); apierrors.IsAlreadyExists(err) {
-		return signingKey(ctx, c)
-	} else if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", signingKeySecret, err)
+		return nil, fmt.Errorf("writing %s: %w", signingKeySecret, err)
 	}
 	return key, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
@@ -26,6 +27,13 @@ func (p *Platform) agentConfig() handler.Config {
 // kubeVirtInstall is what virt-operator deploys virt-api, virt-controller and
 // virt-handler from on the embedded node: the components image, the
 // frontend's relay on the bridge, and the paths the in-process agent used.
+// cdiInstall is what cdi-operator deploys CDI's components from.
+func (p *Platform) cdiInstall() *cdi.Install {
+	return &cdi.Install{
+		Namespace: Namespace, Image: p.componentsImage, TemporalAddress: p.temporalForPods(), ClusterRole: "virtflow",
+	}
+}
+
 func (p *Platform) kubeVirtInstall(agent handler.Config) *kubevirt.Install {
 	return &kubevirt.Install{
 		Image: p.componentsImage, TemporalAddress: p.temporalForPods(),

@@ -10,21 +10,18 @@ import (
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/virtflow/virtflow/components/cdicontroller"
 	"github.com/virtflow/virtflow/embedded/components"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/hostpath"
 	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/cdiconfig"
 	"github.com/virtflow/virtflow/operators/component"
-	"github.com/virtflow/virtflow/operators/dataimportcron"
-	"github.com/virtflow/virtflow/operators/datasource"
-	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/networkaddons"
 	"github.com/virtflow/virtflow/operators/ssp"
-	"github.com/virtflow/virtflow/operators/storageprofile"
 	"github.com/virtflow/virtflow/operators/vm"
 	"github.com/virtflow/virtflow/operators/vmi"
 	"github.com/virtflow/virtflow/worker"
@@ -49,12 +46,12 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 	if cfg.SkipComponentOperators {
 		return nil
 	}
-	return s.registerComponentOperators(mgr, cfg.KubeVirt)
+	return s.registerComponentOperators(mgr, cfg)
 }
 
 // registerComponentOperators adds virt-, cdi-, network-addons-, ssp- and
 // hostpath-provisioner-operators, and CDIConfig.
-func (s *Services) registerComponentOperators(mgr ctrl.Manager, kv *kubevirt.Install) error {
+func (s *Services) registerComponentOperators(mgr ctrl.Manager, cfg ServicesConfig) error {
 	disc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating discovery client: %w", err)
@@ -70,22 +67,32 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager, kv *kubevirt.Ins
 		}
 	}
 	s.runtime = components.NewRuntime(factories)
-	cfgr := &cdiconfig.Reconciler{Client: mgr.GetClient()}
-	if s.upload != nil {
-		cfgr.UploadProxyURL, cfgr.UploadProxyCA = s.upload.url, s.upload.ca
+	if cfg.CDI == nil {
+		cfgr := &cdiconfig.Reconciler{Client: mgr.GetClient()}
+		if s.upload != nil {
+			cfgr.UploadProxyURL, cfgr.UploadProxyCA = s.upload.url, s.upload.ca
+		}
+		if err := cfgr.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up CDIConfig controller: %w", err)
+		}
 	}
-	if err := cfgr.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up CDIConfig controller: %w", err)
+	// Operators whose components run as pods, and their names in
+	// managed fields.
+	pods := map[string]*component.Workloads{}
+	if cfg.KubeVirt != nil {
+		pods["KubeVirt"] = &component.Workloads{Render: cfg.KubeVirt.Render, FieldOwner: "virt-operator"}
+	}
+	if cfg.CDI != nil {
+		pods["CDI"] = &component.Workloads{Render: cfg.CDI.Render, FieldOwner: "cdi-operator"}
 	}
 	for _, k := range kinds {
 		r := &component.Reconciler{
 			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,
 			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
 		}
-		if k.GVK.Kind == "KubeVirt" && kv != nil {
-			r.Deployer = &component.Workloads{
-				Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: kv.Render, FieldOwner: "virt-operator",
-			}
+		if w, ok := pods[k.GVK.Kind]; ok {
+			w.Client, w.Reader = mgr.GetClient(), mgr.GetAPIReader()
+			r.Deployer = w
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s operator: %w", k.GVK.Kind, err)
@@ -124,7 +131,7 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 			return fmt.Errorf("setting up virt-controller VM controller: %w", err)
 		}
 	}
-	if !cfg.SkipVirtController {
+	if !cfg.SkipVirtController && cfg.CDI == nil {
 		if err := s.registerCDI(mgr, cfg); err != nil {
 			return err
 		}
@@ -143,32 +150,14 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 	return nil
 }
 
-// registerCDI adds the DataVolume, StorageProfile, DataSource and
-// DataImportCron controllers and prepares cdi-uploadproxy's endpoint.
+// registerCDI adds cdi-deployment's controllers and prepares
+// cdi-uploadproxy's endpoint.
 func (s *Services) registerCDI(mgr ctrl.Manager, cfg ServicesConfig) error {
 	var err error
 	if s.upload, err = newUploadProxyEndpoint(filepath.Join(cfg.CertDir, "cdi-uploadproxy"), cfg.UploadProxyAddress); err != nil {
 		return err
 	}
-	dv := &datavolume.Reconciler{
-		Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
-		Recorder: mgr.GetEventRecorderFor("datavolume-controller"),
-	}
-	if err := dv.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := (&storageprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up StorageProfile controller: %w", err)
-	}
-	if err := (&datasource.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	dic := &dataimportcron.Reconciler{
-		Client: mgr.GetClient(), Temporal: s.temporal, Schedules: s.temporal.ScheduleClient(),
-		TaskQueue: worker.ControlTaskQueue, Recorder: mgr.GetEventRecorderFor("dataimportcron-controller"),
-	}
-	if err := dic.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	return nil
+	// CDIConfig is kept by the component operators' side, which knows
+	// the proxy's endpoint; see registerComponentOperators.
+	return cdicontroller.Setup(mgr, s.temporal, nil)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/components"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -69,6 +70,10 @@ type ServicesConfig struct {
 	// virt-controller and virt-handler as pods from it; none of them then
 	// runs in this process, and Nodes only serve the hostpath CSI driver.
 	KubeVirt *kubevirt.Install
+	// CDI, when set, has cdi-operator deploy cdi-apiserver,
+	// cdi-deployment and cdi-uploadproxy as pods from it; none of CDI's
+	// controllers, APIs or webhooks then runs in this process.
+	CDI *cdi.Install
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -136,7 +141,7 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		if s.webhooks, err = newWebhookSet(cfg.CertDir); err != nil {
 			return err
 		}
-		s.webhooks.virtAPIPod = cfg.KubeVirt != nil
+		s.webhooks.virtAPIPod, s.webhooks.cdiPod = cfg.KubeVirt != nil, cfg.CDI != nil
 		hookServer = s.webhooks.server
 	}
 	metricsAddr := cfg.MetricsAddress
@@ -186,7 +191,7 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 			return err
 		}
 	}
-	if !cfg.SkipVirtController {
+	if !cfg.SkipVirtController && cfg.CDI == nil {
 		pub, err := startCDIAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "cdi-api"))
 		if err != nil {
 			return err

@@ -123,7 +123,7 @@ func (p *Platform) startServices(ctx context.Context) error {
 		MetricsAddress: metricsAddress(o.MetricsPort),
 		Nodes:          []handler.Config{node},
 		CLIDownloads:   o.CLIDownloads, CLIDownloadsAddress: fmt.Sprintf("127.0.0.1:%d", o.CLIDownloadsPort),
-		KubeVirt: p.kubeVirtInstall(node),
+		KubeVirt: p.kubeVirtInstall(node), CDI: p.cdiInstall(),
 	})
 	if err != nil {
 		return err

@@ -32,10 +32,13 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 	if !virtAPIHooks {
 		return hooks
 	}
-	// In-process virt-api's VM and VMI hooks; a virt-api pod has its own
-	// configurations, and only CDI's DataVolume hook stays here.
+	// In-process virt-api's VM and VMI hooks and CDI's DataVolume hook;
+	// a virt-api or cdi-apiserver pod has its own configurations.
 	if !w.virtAPIPod {
 		hooks = append(hooks, virtapi.ValidatingWebhooks(cc)...)
+	}
+	if w.cdiPod {
+		return hooks
 	}
 	return append(hooks, virtapi.Validating(cc, "datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath,
 		rules("cdi.kubevirt.io", "v1beta1", "datavolumes", createUpd...)))

@@ -40,8 +40,9 @@ type webhookSet struct {
 	hco     bool
 	virtAPI bool
 	// virtAPIPod: virt-api runs as a pod with its own webhook
-	// configurations; this server keeps CDI's DataVolume hook only.
-	virtAPIPod bool
+	// configurations; cdiPod: cdi-apiserver does, with CDI's DataVolume
+	// hook. This server keeps what still runs in process.
+	virtAPIPod, cdiPod bool
 }
 
 func newWebhookSet(certDir string) (*webhookSet, error) {
@@ -73,7 +74,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 			w.server.Register(path, h)
 		}
 	}
-	if virtAPIHooks {
+	if virtAPIHooks && !w.cdiPod {
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 	}
 	if !hcoHooks {
@@ -134,8 +135,16 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	return nil
 }
 
+// applyValidating writes a configuration, or removes it when no hook is
+// left in process.
 func applyValidating(ctx context.Context, c client.Client, name string, hooks []admissionregistrationv1.ValidatingWebhook) error {
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if len(hooks) == 0 {
+		if err := c.Delete(ctx, cfg); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing ValidatingWebhookConfiguration %s: %w", name, err)
+		}
+		return nil
+	}
 	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
 		cfg.Webhooks = hooks
 		return nil

@@ -36,8 +36,8 @@ type Workloads struct {
 	FieldOwner string
 }
 
-// Deploy server-side applies the component's objects, each namespaced one
-// in the owner's namespace owned by the CR, so that garbage collection
+// Deploy server-side applies the component's objects, each one the CR may
+// own (see applied) owned by it, so that garbage collection
 // removes them with it even if the operator is gone.
 func (w *Workloads) Deploy(ctx context.Context, owner client.Object, name string) error {
 	objs, err := w.Render(ctx, w.reader(), owner, name)
@@ -77,7 +77,9 @@ func (w *Workloads) applied(owner, obj client.Object) (*unstructured.Unstructure
 	delete(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "creationTimestamp")
-	if u.GetNamespace() != "" && u.GetNamespace() == owner.GetNamespace() {
+	// A cluster-scoped CR (CDI, HostPathProvisioner) may own anything; a
+	// namespaced one only what lives beside it.
+	if owner.GetNamespace() == "" || u.GetNamespace() == owner.GetNamespace() {
 		yes := true
 		gvk := owner.GetObjectKind().GroupVersionKind()
 		u.SetOwnerReferences([]metav1.OwnerReference{{

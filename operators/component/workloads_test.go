@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -49,6 +50,23 @@ func TestAppliedWorkloadIsOwnedByTheCRAndCarriesNoStatus(t *testing.T) {
 	u, err = w.applied(kv, elsewhere)
 	require.NoError(t, err)
 	require.Empty(t, u.GetOwnerReferences(), "an owner reference cannot cross namespaces")
+}
+
+func TestAClusterScopedCROwnsWhatItsComponentsNeedInAnyNamespace(t *testing.T) {
+	cdi := &cdiv1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi", UID: "uid-2"}}
+	cdi.SetGroupVersionKind(cdiv1.SchemeGroupVersion.WithKind("CDI"))
+	w := &Workloads{Render: deployment}
+	d, err := deployment(context.Background(), nil, cdi, "cdi-deployment")
+	require.NoError(t, err)
+	namespaced := d[0].DeepCopyObject().(*appsv1.Deployment)
+	namespaced.Namespace = "cdi"
+	for _, obj := range []client.Object{namespaced, Identity("cdi", "cdi-sa", "role", nil)[1]} {
+		u, err := w.applied(cdi, obj)
+		require.NoError(t, err)
+		refs := u.GetOwnerReferences()
+		require.Len(t, refs, 1, "%s is garbage collected with the CR", u.GetKind())
+		require.Equal(t, "CDI", refs[0].Kind)
+	}
 }
 
 func TestProbeSaysWhenTheWorkloadIsMissing(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/virtflow/virtflow/operators/component"
 )
 
 var install = Install{
@@ -53,7 +55,7 @@ func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *test
 			env[e.Name] = e.ValueFrom.FieldRef.FieldPath
 		}
 	}
-	require.Equal(t, map[string]string{NodeNameEnv: "spec.nodeName", PodIPEnv: "status.podIP", NamespaceEnv: "metadata.namespace"}, env)
+	require.Equal(t, map[string]string{component.NodeNameEnv: "spec.nodeName", component.PodIPEnv: "status.podIP", component.NamespaceEnv: "metadata.namespace"}, env)
 	require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
 	require.Equal(t, ds.Spec.Selector.MatchLabels[componentLabel], ds.Spec.Template.Labels[componentLabel])
 }
@@ -83,7 +85,7 @@ func TestVirtAPIIsTrustedThroughTheCAOfItsOwnCertificate(t *testing.T) {
 	require.Equal(t, secret.Name, vol.SecretName)
 	require.Len(t, vol.Items, 2, "only the serving certificate and key reach the pod")
 	svc := objs[2].(*corev1.Service)
-	require.Equal(t, int32(VirtAPIPort), svc.Spec.Ports[0].TargetPort.IntVal)
+	require.Equal(t, int32(component.ServingPort), svc.Spec.Ports[0].TargetPort.IntVal)
 	require.Equal(t, corev1.ServiceTypeClusterIP, svc.Spec.Type)
 	bundle, err := base64.StdEncoding.DecodeString(objs[3].(*unstructured.Unstructured).Object["spec"].(map[string]any)["caBundle"].(string))
 	require.NoError(t, err)

@@ -1,0 +1,79 @@
+// Package cdicontroller is cdi-deployment's command: the DataVolume,
+// StorageProfile, DataSource, DataImportCron and CDIConfig controllers,
+// which start CDI's imports, uploads and clones as Temporal workflows,
+// with one leader among its replicas.
+package cdicontroller
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/operators/cdiconfig"
+	"github.com/virtflow/virtflow/operators/dataimportcron"
+	"github.com/virtflow/virtflow/operators/datasource"
+	"github.com/virtflow/virtflow/operators/datavolume"
+	"github.com/virtflow/virtflow/operators/storageprofile"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Main runs cdi-deployment's controller until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("cdi-controller", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
+	temporal := manager.TemporalFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig, LeaderElectionID: "cdi-controller-leader-election-helper"})
+	if err != nil {
+		return err
+	}
+	tc, err := temporal.Dial()
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	if err := Setup(mgr, tc, &cdiconfig.Reconciler{Client: mgr.GetClient(), Namespace: manager.Namespace()}); err != nil {
+		return err
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running cdi-controller: %w", err)
+	}
+	return nil
+}
+
+// Setup adds CDI's controllers to mgr; config, when not nil, keeps
+// CDIConfig and knows where cdi-uploadproxy is.
+func Setup(mgr ctrl.Manager, tc client.Client, config *cdiconfig.Reconciler) error {
+	if config != nil {
+		if err := config.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the CDIConfig controller: %w", err)
+		}
+	}
+	dv := &datavolume.Reconciler{
+		Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
+		Recorder: mgr.GetEventRecorderFor("datavolume-controller"),
+	}
+	if err := dv.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the DataVolume controller: %w", err)
+	}
+	if err := (&storageprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the StorageProfile controller: %w", err)
+	}
+	if err := (&datasource.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the DataSource controller: %w", err)
+	}
+	dic := &dataimportcron.Reconciler{
+		Client: mgr.GetClient(), Temporal: tc, Schedules: tc.ScheduleClient(),
+		TaskQueue: worker.ControlTaskQueue, Recorder: mgr.GetEventRecorderFor("dataimportcron-controller"),
+	}
+	if err := dic.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the DataImportCron controller: %w", err)
+	}
+	return nil
+}
