@@ -48,6 +48,7 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
 		kubeVirtComponentsArePods(t, c, dataDir)
+		hostpathCSIIsAPod(t, c)
 		cdiComponentsArePods(t, c, dataDir)
 		createUpVMI(t, c)
 		consoleAndPauseCrossThePods(t, c, dataDir)

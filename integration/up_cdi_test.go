@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -85,4 +86,29 @@ func labelledPods(t *testing.T, c crclient.Client, label string, names ...string
 		return true
 	}, 2*time.Minute, 250*time.Millisecond, "%v have no Ready pods", names)
 	return out
+}
+
+// hostpathCSIIsAPod checks that the hostpath-provisioner-operator runs the
+// CSI driver as a DaemonSet pod beside the real external-provisioner, and
+// that the kubelet registered the driver through the registrar sidecar.
+func hostpathCSIIsAPod(t *testing.T, c crclient.Client) {
+	pod := labelledPods(t, c, "k8s-app", "hostpath-provisioner-csi")["hostpath-provisioner-csi"]
+	images := map[string]string{}
+	for _, ctr := range pod.Spec.Containers {
+		images[ctr.Name] = ctr.Image
+	}
+	require.True(t, strings.HasPrefix(images["csi-provisioner"], platform.CSIProvisionerRepository+":v"), images["csi-provisioner"])
+	require.True(t, strings.HasPrefix(images["hostpath-provisioner"], platform.ComponentsRepository+":"), images["hostpath-provisioner"])
+	require.Eventually(t, func() bool {
+		node := &storagev1.CSINode{}
+		if c.Get(context.Background(), crclient.ObjectKey{Name: platform.NodeName}, node) != nil {
+			return false
+		}
+		for _, d := range node.Spec.Drivers {
+			if d.Name == "kubevirt.io.hostpath-provisioner" {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 250*time.Millisecond, "the kubelet has not registered the driver")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -168,7 +169,18 @@ func consoleAndPauseCrossThePods(t *testing.T, c crclient.Client, dataDir string
 		return false
 	}
 	run("pause", "vmi", "upvm")
-	require.Eventually(t, paused, 30*time.Second, 100*time.Millisecond, "the VMI did not report Paused")
+	eventuallyOrHandlerLog(t, dataDir, paused, "the VMI did not report Paused")
 	run("unpause", "vmi", "upvm")
-	require.Eventually(t, func() bool { return !paused() }, 30*time.Second, 100*time.Millisecond, "the VMI stayed Paused")
+	eventuallyOrHandlerLog(t, dataDir, func() bool { return !paused() }, "the VMI stayed Paused")
+}
+
+// eventuallyOrHandlerLog waits up to 30s for cond and otherwise fails
+// with virt-handler's log, where a VMI's reported state comes from.
+func eventuallyOrHandlerLog(t *testing.T, dataDir string, cond func() bool, msg string) {
+	t.Helper()
+	if assert.Eventually(t, cond, 30*time.Second, 100*time.Millisecond, msg) {
+		return
+	}
+	out, _ := kubectlAt(dataDir, "logs", "-n", platform.Namespace, "ds/virt-handler", "--tail=60").CombinedOutput()
+	t.Fatalf("virt-handler's log:\n%s", out)
 }

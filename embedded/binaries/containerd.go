@@ -47,6 +47,21 @@ func EnsureRegistry(ctx context.Context, toolsDir, cacheRoot string, progress fu
 	return ensureTool(ctx, tool{dir: toolsDir, module: module, cacheName: "registry", packages: pkgs, ldflags: ldflags}, cacheRoot, progress)
 }
 
+// EnsureCSIProvisioner returns a directory holding csi-provisioner,
+// kubernetes-csi's external-provisioner built once from toolsDir (the
+// tools/csi module), and its version.
+func EnsureCSIProvisioner(ctx context.Context, toolsDir, cacheRoot string, progress func(string)) (string, string, error) {
+	const module = "github.com/kubernetes-csi/external-provisioner/v5"
+	version, err := pinnedVersion(filepath.Join(toolsDir, "go.mod"), module)
+	if err != nil {
+		return "", "", err
+	}
+	ldflags := func(version string) string { return "-s -w -X main.version=" + version }
+	pkgs := map[string]string{"csi-provisioner": module + "/cmd/csi-provisioner"}
+	dir, err := ensureTool(ctx, tool{dir: toolsDir, module: module, cacheName: "csi-provisioner", packages: pkgs, ldflags: ldflags}, cacheRoot, progress)
+	return dir, version, err
+}
+
 // tool is a module pinned by a tools module whose commands are built into
 // <cacheRoot>/<cacheName>-<version>/bin.
 type tool struct {

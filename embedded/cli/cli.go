@@ -13,6 +13,7 @@ import (
 	"github.com/virtflow/virtflow/components/cdiapiserver"
 	"github.com/virtflow/virtflow/components/cdicontroller"
 	"github.com/virtflow/virtflow/components/cdiuploadproxy"
+	"github.com/virtflow/virtflow/components/hostpathcsi"
 	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
 	"github.com/virtflow/virtflow/components/virthandler"
@@ -41,6 +42,8 @@ commands:
            run cdi-deployment's controller (its Deployment's command)
   cdi-uploadproxy --cert-dir DIR --key-dir DIR
            run cdi-uploadproxy (its Deployment's command)
+  hostpath-csi --csi-address SOCKET --host-root DIR
+           run the hostpath CSI driver on the node named by $NODE_NAME (its DaemonSet's driver container)
   virt-launcher --dir DIR
            run one VMI's launcher (started by the node agent)
   csi-node-registrar --kubelet-registration-path PATH
@@ -79,6 +82,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return cdicontroller.Main(ctx, args[1:])
 	case "cdi-uploadproxy":
 		return cdiuploadproxy.Main(ctx, args[1:])
+	case "hostpath-csi":
+		return hostpathcsi.Main(ctx, args[1:])
 	case "csi-node-registrar":
 		return runRegistrar(ctx, args[1:], out)
 	case "csi-livenessprobe":
@@ -132,6 +137,7 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 	runtimeDir := fs.String("containerd-tools-dir", "tools/containerd", "the tools/containerd module the node's container runtime is built from")
 	dnsDir := fs.String("coredns-tools-dir", "tools/coredns", "the tools/coredns module the cluster DNS is built from")
 	registryDir := fs.String("registry-tools-dir", "tools/registry", "the tools/registry module the node's OCI registry is built from")
+	csiDir := fs.String("csi-tools-dir", "tools/csi", "the tools/csi module the CSI external-provisioner is built from")
 	cacheDir := fs.String("cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -154,6 +160,10 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "registry ready in %s\n", dir)
+	if dir, _, err = binaries.EnsureCSIProvisioner(ctx, *csiDir, *cacheDir, progress); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "csi-provisioner ready in %s\n", dir)
 	return nil
 }
 

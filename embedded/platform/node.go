@@ -6,6 +6,7 @@ import (
 
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/cdi"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
@@ -27,6 +28,15 @@ func (p *Platform) agentConfig() handler.Config {
 // kubeVirtInstall is what virt-operator deploys virt-api, virt-controller and
 // virt-handler from on the embedded node: the components image, the
 // frontend's relay on the bridge, and the paths the in-process agent used.
+// hostPathInstall is what the hostpath-provisioner-operator deploys the
+// CSI driver and its sidecars from.
+func (p *Platform) hostPathInstall(agent handler.Config) *hostpathprovisioner.Install {
+	return &hostpathprovisioner.Install{
+		Namespace: Namespace, Image: p.componentsImage, ProvisionerImage: p.csiProvisionerImage,
+		KubeletRoot: agent.KubeletRoot, HostRoot: agent.StorageRoot(), ClusterRole: "virtflow",
+	}
+}
+
 // cdiInstall is what cdi-operator deploys CDI's components from.
 func (p *Platform) cdiInstall() *cdi.Install {
 	return &cdi.Install{

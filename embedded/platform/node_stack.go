@@ -28,11 +28,15 @@ import (
 // what kube-apiserver serves on; its prefix is the pod network.
 var NodeBridge = hostnet.Bridge{Name: "virtflow0", Address: netip.MustParsePrefix("10.244.0.1/24")}
 
+// CSIProvisionerRepository is where kubernetes-csi's external-provisioner,
+// built from its module, is imported.
+const CSIProvisionerRepository = "virtflow.local/csi-provisioner"
+
 // ServiceCIDR is where ClusterIPs come from; cluster DNS takes its tenth.
 const ServiceCIDR = "10.96.0.0/24"
 
 // nodeTools are the cached builds the node runs.
-type nodeTools struct{ kube, containerd, dns, registry string }
+type nodeTools struct{ kube, containerd, dns, registry, csi, csiVersion string }
 
 func ensureNodeTools(ctx context.Context, o Options, say func(string)) (nodeTools, error) {
 	var t nodeTools
@@ -47,7 +51,10 @@ func ensureNodeTools(ctx context.Context, o Options, say func(string)) (nodeTool
 	if t.dns, err = binaries.EnsureCoreDNS(ctx, filepath.Join(tools, "coredns"), o.CacheDir, say); err != nil {
 		return t, err
 	}
-	t.registry, err = binaries.EnsureRegistry(ctx, filepath.Join(tools, "registry"), o.CacheDir, say)
+	if t.registry, err = binaries.EnsureRegistry(ctx, filepath.Join(tools, "registry"), o.CacheDir, say); err != nil {
+		return t, err
+	}
+	t.csi, t.csiVersion, err = binaries.EnsureCSIProvisioner(ctx, filepath.Join(tools, "csi"), o.CacheDir, say)
 	return t, err
 }
 
@@ -82,8 +89,10 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 		return err
 	}
 	p.componentsImage = comps.Ref
+	provisioner := images.Command(CSIProvisionerRepository+":"+t.csiVersion, filepath.Join(t.csi, "csi-provisioner"), "/csi-provisioner", "")
+	p.csiProvisionerImage = provisioner.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
-	cfg.Images = []images.Image{launcher, comps, dns.Image, registry.Image}
+	cfg.Images = []images.Image{launcher, comps, dns.Image, registry.Image, provisioner}
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
 	if p.node, err = node.Start(ctx, cfg); err != nil {
 		return err

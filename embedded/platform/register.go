@@ -85,6 +85,9 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager, cfg ServicesConf
 	if cfg.CDI != nil {
 		pods["CDI"] = &component.Workloads{Render: cfg.CDI.Render, FieldOwner: "cdi-operator"}
 	}
+	if cfg.HostPath != nil {
+		pods["HostPathProvisioner"] = &component.Workloads{Render: cfg.HostPath.Render, FieldOwner: "hostpath-provisioner-operator"}
+	}
 	for _, k := range kinds {
 		r := &component.Reconciler{
 			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,
@@ -141,6 +144,9 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 			if err := handler.Setup(mgr, n); err != nil {
 				return err
 			}
+		}
+		if cfg.HostPath != nil {
+			continue
 		}
 		hp := hostpath.Config{NodeName: n.NodeName, HostRoot: n.StorageRoot(), Version: Version, KubeletRoot: n.KubeletRoot}
 		if err := hostpath.Setup(mgr, hp); err != nil {

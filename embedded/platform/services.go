@@ -28,6 +28,7 @@ import (
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/cdi"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -74,6 +75,10 @@ type ServicesConfig struct {
 	// cdi-deployment and cdi-uploadproxy as pods from it; none of CDI's
 	// controllers, APIs or webhooks then runs in this process.
 	CDI *cdi.Install
+	// HostPath, when set, has the hostpath-provisioner-operator deploy
+	// the CSI driver as a DaemonSet with its sidecars; Nodes then serve
+	// no driver in this process.
+	HostPath *hostpathprovisioner.Install
 }
 
 // Services are the operators, webhooks and worker running in this process.

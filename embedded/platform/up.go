@@ -35,6 +35,8 @@ type Platform struct {
 	// connections to pods take their ephemeral ports from the same range.
 	temporalBridge  *hostnet.Forwarder
 	componentsImage string
+	// csiProvisionerImage is external-provisioner's image on the node.
+	csiProvisionerImage string
 }
 
 // Start brings everything up and returns once the operators run; the
@@ -123,7 +125,7 @@ func (p *Platform) startServices(ctx context.Context) error {
 		MetricsAddress: metricsAddress(o.MetricsPort),
 		Nodes:          []handler.Config{node},
 		CLIDownloads:   o.CLIDownloads, CLIDownloadsAddress: fmt.Sprintf("127.0.0.1:%d", o.CLIDownloadsPort),
-		KubeVirt: p.kubeVirtInstall(node), CDI: p.cdiInstall(),
+		KubeVirt: p.kubeVirtInstall(node), CDI: p.cdiInstall(), HostPath: p.hostPathInstall(node),
 	})
 	if err != nil {
 		return err

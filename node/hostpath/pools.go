@@ -39,11 +39,21 @@ type Config struct {
 	// with which the driver registers (as node-driver-registrar does) so
 	// that the kubelet mounts the driver's volumes into pods.
 	KubeletRoot string
+	// SocketPath, when set, is where the driver listens (its DaemonSet's
+	// socket directory, shared with the sidecars).
+	SocketPath string
+	// Sidecars: node-driver-registrar and external-provisioner run beside
+	// the driver, so it neither registers itself nor provisions or
+	// deletes volumes.
+	Sidecars bool
 }
 
 // Socket is the CSI driver's unix socket for a node: short, for the
 // 108-byte socket path limit, and distinct per node and host root.
 func (c Config) Socket() string {
+	if c.SocketPath != "" {
+		return c.SocketPath
+	}
 	sum := sha256.Sum256([]byte(c.NodeName + "\x00" + c.HostRoot))
 	return filepath.Join("/run/virtflow", "hpp-"+hex.EncodeToString(sum[:])[:12], "csi.sock")
 }
@@ -116,6 +126,11 @@ func (p *pools) Shutdown() {
 	if p.stop != nil {
 		p.stop()
 		p.stop = nil
+	}
+	if p.cfg.SocketPath != "" {
+		// A directory shared with the sidecars: only the socket goes.
+		_ = os.Remove(p.cfg.SocketPath)
+		return
 	}
 	_ = os.RemoveAll(filepath.Dir(p.cfg.Socket()))
 }

@@ -35,6 +35,9 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("setting up hostpath pools: %w", err)
 	}
+	if cfg.Sidecars {
+		return nil
+	}
 	p := &provisioner{c: mgr.GetClient(), cfg: cfg, recorder: mgr.GetEventRecorderFor(csi.DriverName)}
 	onNode := builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetAnnotations()[AnnSelectedNode] == cfg.NodeName
@@ -59,7 +62,7 @@ type shutdown struct{ p *pools }
 
 func (s *shutdown) Start(ctx context.Context) error {
 	go s.p.labelNode(ctx)
-	if s.p.cfg.KubeletRoot != "" {
+	if s.p.cfg.KubeletRoot != "" && !s.p.cfg.Sidecars {
 		go s.p.register(ctx)
 	}
 	<-ctx.Done()
