@@ -5,7 +5,6 @@ package integration
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"crypto/tls"
 	"io"
 	"net/http"
@@ -78,7 +77,9 @@ func expiredToken(t *testing.T, pvc string) string {
 	t.Helper()
 	sec := &corev1.Secret{}
 	require.NoError(t, env.admin.Get(context.Background(), types.NamespacedName{Namespace: platform.Namespace, Name: "cdi-api-signing-key"}, sec))
-	tok, err := cdiapi.Signer{Key: ed25519.NewKeyFromSeed(sec.Data["seed"])}.Issue("default", pvc, time.Now().Add(-time.Hour), time.Minute)
+	key, err := cdiapi.ParsePrivateKey(sec.Data[cdiapi.PrivateKeyFile])
+	require.NoError(t, err)
+	tok, err := cdiapi.Signer{Key: key}.Issue("default", pvc, time.Now().Add(-time.Hour), time.Minute)
 	require.NoError(t, err)
 	return tok
 }
