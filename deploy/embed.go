@@ -11,8 +11,12 @@ import (
 	"sort"
 )
 
-//go:embed crds/*.yaml rbac/*.yaml embedded/*.yaml
+//go:embed crds/*.yaml rbac/*.yaml embedded/*.yaml base/*.yaml cluster/*.yaml
 var files embed.FS
+
+// kustomizationFile is how kustomize names a directory's kustomization;
+// it is not a manifest to apply.
+const kustomizationFile = "kustomization.yaml"
 
 // CRDs returns the CRD manifests, sorted by file name.
 func CRDs() (map[string][]byte, error) { return read("crds") }
@@ -35,6 +39,9 @@ func read(dir string) (map[string][]byte, error) {
 	}
 	out := map[string][]byte{}
 	for _, e := range entries {
+		if e.Name() == kustomizationFile {
+			continue
+		}
 		data, err := files.ReadFile(dir + "/" + e.Name())
 		if err != nil {
 			return nil, fmt.Errorf("reading embedded %s/%s: %w", dir, e.Name(), err)

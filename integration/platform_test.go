@@ -49,6 +49,7 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
 		kubeVirtComponentsArePods(t, c, dataDir)
 		hostpathCSIIsAPod(t, c)
+		manifestsAreTheClusters(t, c, dataDir)
 		cdiComponentsArePods(t, c, dataDir)
 		createUpVMI(t, c)
 		consoleAndPauseCrossThePods(t, c, dataDir)

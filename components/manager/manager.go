@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -101,4 +102,14 @@ func New(o Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("adding readiness check: %w", err)
 	}
 	return mgr, nil
+}
+
+// Direct is a client without the manager's cache, for Temporal activities,
+// which read what they just wrote.
+func Direct(mgr ctrl.Manager) (client.Client, error) {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("creating kubernetes client: %w", err)
+	}
+	return c, nil
 }

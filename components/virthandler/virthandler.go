@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 
-	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/node/handler"
@@ -63,9 +62,9 @@ func run(ctx context.Context, f flags, node string) error {
 		return err
 	}
 	defer tc.Close()
-	direct, err := crclient.New(mgr.GetConfig(), crclient.Options{Scheme: mgr.GetScheme()})
+	direct, err := manager.Direct(mgr)
 	if err != nil {
-		return fmt.Errorf("creating kubernetes client: %w", err)
+		return err
 	}
 	w := worker.NewNode(tc, node, cfg.NodeIP, direct)
 	if err := w.Start(); err != nil {

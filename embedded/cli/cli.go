@@ -13,6 +13,8 @@ import (
 	"github.com/virtflow/virtflow/components/cdiapiserver"
 	"github.com/virtflow/virtflow/components/cdicontroller"
 	"github.com/virtflow/virtflow/components/cdiuploadproxy"
+	"github.com/virtflow/virtflow/components/componentoperator"
+	"github.com/virtflow/virtflow/components/controlworker"
 	"github.com/virtflow/virtflow/components/hostpathcsi"
 	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
@@ -42,6 +44,10 @@ commands:
            run cdi-deployment's controller (its Deployment's command)
   cdi-uploadproxy --cert-dir DIR --key-dir DIR
            run cdi-uploadproxy (its Deployment's command)
+  virt-operator|cdi-operator|hostpath-provisioner-operator|cluster-network-addons-operator|ssp-operator
+           run a component operator with in-cluster credentials (its Deployment's command)
+  control-worker --temporal-address HOST:PORT
+           run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
   hostpath-csi --csi-address SOCKET --host-root DIR
            run the hostpath CSI driver on the node named by $NODE_NAME (its DaemonSet's driver container)
   virt-launcher --dir DIR
@@ -82,6 +88,10 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return cdicontroller.Main(ctx, args[1:])
 	case "cdi-uploadproxy":
 		return cdiuploadproxy.Main(ctx, args[1:])
+	case "control-worker":
+		return controlworker.Main(ctx, args[1:])
+	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":
+		return componentoperator.Main(ctx, args[0], args[1:])
 	case "hostpath-csi":
 		return hostpathcsi.Main(ctx, args[1:])
 	case "csi-node-registrar":

@@ -1,0 +1,119 @@
+// Package componentoperator is the command of the component operators'
+// Deployments: virt-operator, cdi-operator, hostpath-provisioner-operator,
+// cluster-network-addons-operator and ssp-operator. Each reconciles its CR
+// into its components' pods, rendered from its own image, and reports the
+// CR Available when they are Ready.
+package componentoperator
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/operators/cdi"
+	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/kubevirt"
+	"github.com/virtflow/virtflow/operators/networkaddons"
+	"github.com/virtflow/virtflow/operators/ssp"
+)
+
+// Names are the operators this command runs, by Deployment name.
+var Names = []string{"virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator"}
+
+// PodNameEnv is the operator pod's name, from the downward API: it reads
+// its own image there, which its components run too.
+const PodNameEnv = "POD_NAME"
+
+// settings are where the components run and what they reach.
+type settings struct {
+	kubeconfig, temporal, kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
+}
+
+// Main runs the operator name until ctx ends.
+func Main(ctx context.Context, name string, args []string) error {
+	var s settings
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&s.kubeconfig, "kubeconfig", "", "kubeconfig; the pod's service account when empty")
+	fs.StringVar(&s.temporal, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port the components' workers use")
+	fs.StringVar(&s.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on every node")
+	fs.StringVar(&s.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "virt-handler's per-node state, a directory per node")
+	fs.StringVar(&s.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths on every node")
+	fs.StringVar(&s.provisionerImage, "csi-provisioner-image", "registry.k8s.io/sig-storage/csi-provisioner:v5.3.0", "kubernetes-csi's external-provisioner")
+	fs.StringVar(&s.domainType, "domain-type", "", "virt-handler's guest type (kvm or qemu); detected on each node when empty")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	mgr, err := manager.New(manager.Options{Kubeconfig: s.kubeconfig, LeaderElectionID: name})
+	if err != nil {
+		return err
+	}
+	image, err := ownImage(ctx, mgr.GetAPIReader())
+	if err != nil {
+		return err
+	}
+	kind, render, err := s.operator(name, image)
+	if err != nil {
+		return err
+	}
+	r := &component.Reconciler{
+		Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name),
+		Deployer: &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name},
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up %s: %w", name, err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running %s: %w", name, err)
+	}
+	return nil
+}
+
+// operator is the kind name reconciles and how it renders its components.
+func (s settings) operator(name, image string) (component.Kind, component.Render, error) {
+	ns, v := manager.Namespace(), operands.Version
+	switch name {
+	case "virt-operator":
+		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, ClusterRole: "virtflow", DomainType: s.domainType}
+		return kubevirt.Kind(v), in.Render, nil
+	case "cdi-operator":
+		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, ClusterRole: "virtflow"}
+		return cdi.Kind(v), in.Render, nil
+	case "hostpath-provisioner-operator":
+		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot, ClusterRole: "virtflow"}
+		return hostpathprovisioner.Kind(v), in.Render, nil
+	case "cluster-network-addons-operator":
+		return networkaddons.Kind(v), nothing(name), nil
+	case "ssp-operator":
+		return ssp.Kind(v), nothing(name), nil
+	}
+	return component.Kind{}, nil, fmt.Errorf("no operator named %s", name)
+}
+
+// nothing renders no workload: the kinds whose components are not built
+// yet list none, and their conditions say so.
+func nothing(name string) component.Render {
+	return func(_ context.Context, _ client.Reader, _ client.Object, c string) ([]client.Object, error) {
+		return nil, fmt.Errorf("%s has no workload for %s", name, c)
+	}
+}
+
+// ownImage is the image of this pod's first container.
+func ownImage(ctx context.Context, r client.Reader) (string, error) {
+	name := os.Getenv(PodNameEnv)
+	if name == "" {
+		return "", errors.New("the operator needs its pod's name in " + PodNameEnv)
+	}
+	pod := &corev1.Pod{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: manager.Namespace(), Name: name}, pod); err != nil {
+		return "", fmt.Errorf("reading the operator's own pod %s: %w", name, err)
+	}
+	return pod.Spec.Containers[0].Image, nil
+}

@@ -1,0 +1,78 @@
+// Package controlworker is the virtflow-worker Deployment's command: the
+// Temporal worker of the virtflow-control task queue, which runs the
+// install, upgrade, import, upload, clone and migration workflows and
+// their cluster-side activities.
+package controlworker
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Main runs the control worker until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("control-worker", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
+	temporal := manager.TemporalFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
+	if err != nil {
+		return err
+	}
+	tc, err := temporal.Dial()
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	direct, err := manager.Direct(mgr)
+	if err != nil {
+		return err
+	}
+	r := &runner{w: worker.NewControl(tc, direct)}
+	if err := mgr.Add(r); err != nil {
+		return fmt.Errorf("adding the worker: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("polling", r.ready); err != nil {
+		return fmt.Errorf("adding readiness check: %w", err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the control worker: %w", err)
+	}
+	return nil
+}
+
+// runner polls the task queue while the manager runs.
+type runner struct {
+	w       sdkworker.Worker
+	polling atomic.Bool
+}
+
+// Start starts the worker and stops it, draining its tasks, when ctx ends.
+func (r *runner) Start(ctx context.Context) error {
+	if err := r.w.Start(); err != nil {
+		return fmt.Errorf("starting the worker on %s: %w", worker.ControlTaskQueue, err)
+	}
+	r.polling.Store(true)
+	<-ctx.Done()
+	r.polling.Store(false)
+	r.w.Stop()
+	return nil
+}
+
+func (r *runner) ready(*http.Request) error {
+	if !r.polling.Load() {
+		return errors.New("the worker is not polling " + worker.ControlTaskQueue)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package deploy
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// Overlays are the kustomize overlays: what `virtflow up` applies on its
+// node and what a cluster user applies.
+const (
+	EmbeddedOverlay = "embedded"
+	ClusterOverlay  = "cluster"
+)
+
+// Placeholders of the embedded overlay that `virtflow up` fills in, as a
+// user would with `kustomize edit`.
+const (
+	ComponentsTag       = "COMPONENTS_TAG"
+	TemporalAddress     = "TEMPORAL_ADDRESS"
+	KubeletRoot         = "KUBELET_ROOT"
+	NodeDir             = "NODE_DIR"
+	HostRoot            = "HOST_ROOT"
+	CSIProvisionerImage = "CSI_PROVISIONER_IMAGE"
+	// DomainType is a YAML scalar: "" (detect on each node), kvm or qemu.
+	DomainType = "DOMAIN_TYPE"
+)
+
+// Overlay builds an overlay with kustomize, from the manifests this binary
+// was built with, after replacing each key of set by its value in the
+// overlay's kustomization.yaml. It returns the multi-document YAML.
+func Overlay(name string, set map[string]string) ([]byte, error) {
+	mem := filesys.MakeFsInMemory()
+	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if p == path.Join(name, kustomizationFile) {
+			text := string(data)
+			for k, v := range set {
+				text = strings.ReplaceAll(text, k, v)
+			}
+			data = []byte(text)
+		}
+		return mem.WriteFile(path.Join("/deploy", p), data)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded manifests: %w", err)
+	}
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(mem, path.Join("/deploy", name))
+	if err != nil {
+		return nil, fmt.Errorf("building the %s overlay: %w", name, err)
+	}
+	out, err := res.AsYaml()
+	if err != nil {
+		return nil, fmt.Errorf("writing the %s overlay: %w", name, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package deploy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// worker finds the worker Deployment in an overlay's output.
+func worker(t *testing.T, out []byte) appsv1.Deployment {
+	for _, doc := range strings.Split(string(out), "\n---\n") {
+		if strings.Contains(doc, "kind: Deployment") && strings.Contains(doc, "name: virtflow-worker") {
+			var d appsv1.Deployment
+			require.NoError(t, yaml.Unmarshal([]byte(doc), &d))
+			return d
+		}
+	}
+	t.Fatalf("no worker Deployment in:\n%s", out)
+	return appsv1.Deployment{}
+}
+
+func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal(t *testing.T) {
+	out, err := Overlay(EmbeddedOverlay, map[string]string{
+		ComponentsTag: "0123abcd", TemporalAddress: "10.244.0.1:7233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
+		HostRoot: "/data/host", CSIProvisionerImage: "virtflow.local/csi-provisioner:v5.3.0", DomainType: `""`,
+	})
+	require.NoError(t, err)
+	for _, want := range []string{"kubelet-root: /data/kubelet", "node-dir: /data/nodes", "host-root: /data/host",
+		"csi-provisioner-image: virtflow.local/csi-provisioner:v5.3.0", `domain-type: ""`, "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator"} {
+		require.Contains(t, string(out), want)
+	}
+	d := worker(t, out)
+	require.Equal(t, "kubevirt-hyperconverged", d.Namespace)
+	require.Equal(t, "virtflow.local/virtflow:0123abcd", d.Spec.Template.Spec.Containers[0].Image)
+	require.Contains(t, string(out), "address: 10.244.0.1:7233")
+	require.Contains(t, string(out), "kind: ClusterRole\n", "the base brings virtflow's RBAC")
+	require.NotContains(t, string(out), "kind: Kustomization")
+}
+
+func TestClusterOverlayNamesARegistryImageAndAnExternalTemporal(t *testing.T) {
+	out, err := Overlay(ClusterOverlay, nil)
+	require.NoError(t, err)
+	require.Equal(t, "quay.io/virtflow/virtflow:v0.1.0", worker(t, out).Spec.Template.Spec.Containers[0].Image)
+	require.NotContains(t, string(out), "address: "+TemporalAddress)
+	require.NotContains(t, string(out), ":"+ComponentsTag)
+}
+
+func TestRBACManifestsLeaveTheKustomizationOut(t *testing.T) {
+	rbac, err := RBAC()
+	require.NoError(t, err)
+	require.NotContains(t, rbac, kustomizationFile)
+	require.Contains(t, rbac, "virtflow.yaml")
+}
