@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 
-
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/component"
