@@ -44,6 +44,8 @@ func TestClusterOverlayNamesARegistryImageAndAnExternalTemporal(t *testing.T) {
 	out, err := Overlay(ClusterOverlay, nil)
 	require.NoError(t, err)
 	require.Equal(t, "quay.io/virtflow/virtflow:v0.1.0", worker(t, out).Spec.Template.Spec.Containers[0].Image)
+	require.Contains(t, string(out), "kind: CustomResourceDefinition\nmetadata:\n  name: virtualmachines.kubevirt.io",
+		"the base installs the CRDs")
 	require.NotContains(t, string(out), "address: "+TemporalAddress)
 	require.NotContains(t, string(out), ":"+ComponentsTag)
 }

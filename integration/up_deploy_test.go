@@ -29,4 +29,6 @@ func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
 	out, err := kubectlAt(dataDir, "apply", "-k", "../deploy/cluster", "--dry-run=server", "--server-side", "--force-conflicts", "--field-manager=dry-run").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "deployment.apps/virtflow-worker serverside-applied (server dry run)")
+	require.Contains(t, string(out), "customresourcedefinition.apiextensions.k8s.io/virtualmachines.kubevirt.io serverside-applied (server dry run)")
+	require.Contains(t, string(out), "deployment.apps/virt-operator serverside-applied (server dry run)")
 }
