@@ -3,18 +3,23 @@
 package integration
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/components/componentoperator"
 	"github.com/virtflow/virtflow/embedded/platform"
 )
 
-// manifestsAreTheClusters checks that `virtflow up` runs the control worker
-// from deploy/embedded as a Ready pod of the components image, and that
+// manifestsAreTheClusters checks that `virtflow up` runs hco-operator,
+// hco-webhook, the component operators and the control worker from
+// deploy/embedded as Ready pods of the components image, that hco-webhook's
+// pod answers for HyperConverged admission, and that
 // deploy/cluster, the same base with a registry image and an external
 // Temporal, passes the API server's dry run as kubectl applies it.
 func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
@@ -22,9 +27,13 @@ func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
 	image := pod.Spec.Containers[0].Image
 	require.True(t, strings.HasPrefix(image, platform.ComponentsRepository+":"), image)
 	require.True(t, *pod.Spec.Containers[0].SecurityContext.RunAsNonRoot)
-	for name, op := range labelledPods(t, c, "name", componentoperator.Names...) {
+	for name, op := range labelledPods(t, c, "name", append([]string{"hco-operator", "hco-webhook"}, componentoperator.Names...)...) {
 		require.Equal(t, image, op.Spec.Containers[0].Image, "%s runs the components image", name)
 	}
+	elsewhere := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}}
+	denied := c.Create(context.Background(), elsewhere, crclient.DryRunAll)
+	require.ErrorContains(t, denied, `admission webhook "validate-hco.kubevirt.io" denied the request`, "hco-webhook's pod answers")
+	require.ErrorContains(t, denied, "invalid namespace")
 
 	out, err := kubectlAt(dataDir, "apply", "-k", "../deploy/cluster", "--dry-run=server", "--server-side", "--force-conflicts", "--field-manager=dry-run").CombinedOutput()
 	require.NoError(t, err, "%s", out)

@@ -15,6 +15,8 @@ import (
 	"github.com/virtflow/virtflow/components/cdiuploadproxy"
 	"github.com/virtflow/virtflow/components/componentoperator"
 	"github.com/virtflow/virtflow/components/controlworker"
+	"github.com/virtflow/virtflow/components/hcooperator"
+	"github.com/virtflow/virtflow/components/hcowebhook"
 	"github.com/virtflow/virtflow/components/hostpathcsi"
 	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
@@ -46,6 +48,10 @@ commands:
            run cdi-uploadproxy (its Deployment's command)
   virt-operator|cdi-operator|hostpath-provisioner-operator|cluster-network-addons-operator|ssp-operator
            run a component operator with in-cluster credentials (its Deployment's command)
+  hco-operator --temporal-address HOST:PORT
+           run hco-operator with in-cluster credentials (its Deployment's command)
+  hco-webhook --cert-dir DIR
+           run hco-webhook (its Deployment's command)
   control-worker --temporal-address HOST:PORT
            run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
   hostpath-csi --csi-address SOCKET --host-root DIR
@@ -88,6 +94,10 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return cdicontroller.Main(ctx, args[1:])
 	case "cdi-uploadproxy":
 		return cdiuploadproxy.Main(ctx, args[1:])
+	case "hco-operator":
+		return hcooperator.Main(ctx, args[1:])
+	case "hco-webhook":
+		return hcowebhook.Main(ctx, args[1:])
 	case "control-worker":
 		return controlworker.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":

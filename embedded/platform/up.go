@@ -8,18 +8,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/virtflow/virtflow/deploy"
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/node"
 	"github.com/virtflow/virtflow/embedded/temporal"
-	"github.com/virtflow/virtflow/kube/apply"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -115,18 +112,19 @@ func (p *Platform) start(ctx context.Context) error {
 	return p.startServices(ctx)
 }
 
-// startServices starts operators, webhooks, the worker and the node agent,
-// then creates the default storage and HyperConverged.
+// startServices applies deploy/embedded (every operator, hco-webhook and
+// the worker, as pods), starts what still runs in this process
+// (cli-download), then creates the default storage and HyperConverged.
 func (p *Platform) startServices(ctx context.Context) error {
 	o := p.opts
 	node := p.agentConfig()
 	if err := p.applyEmbeddedOverlay(ctx, node); err != nil {
 		return err
 	}
-	p.say("starting operators and webhooks for node " + node.NodeName + " (" + string(node.DomainType) + " guests)")
+	p.say("starting cli-download for node " + node.NodeName + " (" + string(node.DomainType) + " guests)")
 	var err error
 	p.services, err = StartServices(ctx, ServicesConfig{
-		SkipWorker: true, SkipComponentOperators: true,
+		SkipWorker: true, SkipComponentOperators: true, SkipHCO: true, SkipVirtController: true,
 		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
 		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
 		MetricsAddress: metricsAddress(o.MetricsPort),
@@ -147,36 +145,7 @@ func (p *Platform) startServices(ctx context.Context) error {
 	if err := EnsureHostpathStorage(ctx, c); err != nil {
 		return err
 	}
-	return EnsureHyperConverged(ctx, p.cp.RESTConfig())
-}
-
-// applyEmbeddedOverlay applies deploy/embedded, as a cluster user applies
-// deploy/cluster: the component operators and the control worker, from
-// the components image this run imported, against Temporal on the bridge,
-// with the node's paths under the data directory.
-func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config) error {
-	_, tag, _ := strings.Cut(p.componentsImage, ":")
-	domain := os.Getenv("VIRTFLOW_DOMAIN_TYPE")
-	if domain == "" {
-		domain = `""`
-	}
-	out, err := deploy.Overlay(deploy.EmbeddedOverlay, map[string]string{
-		deploy.ComponentsTag: tag, deploy.TemporalAddress: p.temporalForPods(),
-		deploy.KubeletRoot: node.KubeletRoot, deploy.NodeDir: filepath.Dir(node.Dir), deploy.HostRoot: node.StorageRoot(),
-		deploy.CSIProvisionerImage: p.csiProvisionerImage, deploy.DomainType: domain,
-	})
-	if err != nil {
-		return err
-	}
-	c, err := newKubeClient(p.cp.RESTConfig())
-	if err != nil {
-		return err
-	}
-	p.say("applying deploy/embedded (the component operators and the control worker)")
-	if _, err := apply.Manifests(ctx, c, out, string(fieldOwner)); err != nil {
-		return fmt.Errorf("applying deploy/embedded: %w", err)
-	}
-	return nil
+	return ensureHyperConvergedWhenAdmitted(ctx, p.cp.RESTConfig())
 }
 
 // KubeconfigPath is the admin kubeconfig.

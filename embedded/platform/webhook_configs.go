@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
@@ -23,11 +22,7 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 	cc, rules := w.clientConfig, virtapi.Rules
 	var hooks []admissionregistrationv1.ValidatingWebhook
 	if hcoHooks {
-		hcoHook := virtapi.Validating(cc, "validate-hco.kubevirt.io", hco.ValidatePath, rules("hco.kubevirt.io", "v1beta1", "hyperconvergeds",
-			admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
-		nsHook := virtapi.Validating(cc, "validate-ns.hco.kubevirt.io", hco.ValidateNamespacePath, rules("", "v1", "namespaces", admissionregistrationv1.Delete))
-		nsHook.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": Namespace}}
-		hooks = append(hooks, hcoHook, nsHook)
+		hooks = append(hooks, hco.ValidatingWebhooks(cc, Namespace)...)
 	}
 	if !virtAPIHooks {
 		return hooks

@@ -1,0 +1,99 @@
+// Package hcooperator is hco-operator's command: the HyperConverged
+// reconciler, which installs, upgrades and uninstalls through Temporal
+// workflows, and the keeper of hco-webhook's certificate and webhook
+// configuration.
+package hcooperator
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Main runs hco-operator until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("hco-operator", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
+	temporal := manager.TemporalFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig, LeaderElectionID: "hyperconverged-cluster-operator-lock"})
+	if err != nil {
+		return err
+	}
+	tc, err := temporal.Dial()
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	r := &hco.Reconciler{
+		Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
+		Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: operands.Version,
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up hco-operator: %w", err)
+	}
+	if err := mgr.Add(&webhookKeeper{mgr: mgr}); err != nil {
+		return fmt.Errorf("adding hco-webhook's certificate keeper: %w", err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running hco-operator: %w", err)
+	}
+	return nil
+}
+
+// webhookKeeper applies hco-webhook's certificate and configuration at
+// start and every minute, so a certificate due for renewal is reissued
+// and the new CA published before the old one expires.
+type webhookKeeper struct{ mgr ctrl.Manager }
+
+// NeedLeaderElection keeps one keeper among the replicas.
+func (k *webhookKeeper) NeedLeaderElection() bool { return true }
+
+// Start keeps them until ctx ends.
+func (k *webhookKeeper) Start(ctx context.Context) error {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if err := k.apply(ctx); err != nil {
+			log.FromContext(ctx).Error(err, "keeping hco-webhook's certificate")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (k *webhookKeeper) apply(ctx context.Context) error {
+	objs, err := hco.WebhookObjects(ctx, k.mgr.GetAPIReader(), manager.Namespace())
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return fmt.Errorf("converting %s: %w", o.GetName(), err)
+		}
+		u := &unstructured.Unstructured{Object: m}
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		if err := k.mgr.GetClient().Patch(ctx, u, client.Apply, client.FieldOwner("hco-operator"), client.ForceOwnership); err != nil {
+			return fmt.Errorf("applying %s: %w", o.GetName(), err)
+		}
+	}
+	return nil
+}

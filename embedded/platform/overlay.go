@@ -1,0 +1,86 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/deploy"
+	"github.com/virtflow/virtflow/kube/apply"
+	"github.com/virtflow/virtflow/node/handler"
+)
+
+// applyEmbeddedOverlay applies deploy/embedded, as a cluster user applies
+// deploy/cluster: the operators, hco-webhook and the control worker, from
+// the components image this run imported, against Temporal on the bridge,
+// with the node's paths under the data directory.
+func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config) error {
+	_, tag, _ := strings.Cut(p.componentsImage, ":")
+	domain := os.Getenv("VIRTFLOW_DOMAIN_TYPE")
+	if domain == "" {
+		domain = `""`
+	}
+	out, err := deploy.Overlay(deploy.EmbeddedOverlay, map[string]string{
+		deploy.ComponentsTag: tag, deploy.TemporalAddress: p.temporalForPods(),
+		deploy.KubeletRoot: node.KubeletRoot, deploy.NodeDir: filepath.Dir(node.Dir), deploy.HostRoot: node.StorageRoot(),
+		deploy.CSIProvisionerImage: p.csiProvisionerImage, deploy.DomainType: domain,
+	})
+	if err != nil {
+		return err
+	}
+	c, err := newKubeClient(p.cp.RESTConfig())
+	if err != nil {
+		return err
+	}
+	if err := removeInProcessWebhooks(ctx, c); err != nil {
+		return err
+	}
+	p.say("applying deploy/embedded (hco-operator, hco-webhook, the component operators and the control worker)")
+	if _, err := apply.Manifests(ctx, c, out, string(fieldOwner)); err != nil {
+		return fmt.Errorf("applying deploy/embedded: %w", err)
+	}
+	return nil
+}
+
+// removeInProcessWebhooks deletes the webhook configurations an earlier
+// release's `up` pointed at its own process: left behind, the API server
+// would call a port nobody serves and refuse what they match.
+func removeInProcessWebhooks(ctx context.Context, c client.Client) error {
+	for _, name := range []string{WebhookConfigName, VirtAPIValidatorName} {
+		cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := c.Delete(ctx, cfg); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing ValidatingWebhookConfiguration %s: %w", name, err)
+		}
+	}
+	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
+	if err := c.Delete(ctx, mut); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("removing MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
+	}
+	return nil
+}
+
+// ensureHyperConvergedWhenAdmitted creates the default HyperConverged,
+// trying again while hco-webhook's pod is not serving yet (its webhook
+// fails closed, as upstream's).
+func ensureHyperConvergedWhenAdmitted(ctx context.Context, cfg *rest.Config) error {
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		err := EnsureHyperConverged(ctx, cfg)
+		if err == nil || time.Now().After(deadline) || !strings.Contains(err.Error(), "failed calling webhook") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
