@@ -8,9 +8,9 @@ import (
 	"context"
 	"crypto/x509"
 	"flag"
-	"fmt"
 	"net/http"
 
+	"go.temporal.io/sdk/client"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -24,28 +24,18 @@ import (
 
 // Main runs cdi-apiserver until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("cdi-apiserver", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	certDir := fs.String("cert-dir", cdi.CertDir, "directory of the serving tls.crt and tls.key")
-	keyDir := fs.String("key-dir", cdi.KeyDir, "directory of the token signing key "+cdiapi.PrivateKeyFile)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	key, err := cdiapi.LoadPrivateKey(*keyDir)
-	if err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
-	if err != nil {
-		return err
-	}
-	if err := manager.ServeTLS(mgr, "cdi-apiserver", *certDir, handlers(mgr, cdiapi.Signer{Key: key})); err != nil {
-		return err
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running cdi-apiserver: %w", err)
-	}
-	return nil
+	var certDir, keyDir string
+	cmd := manager.Command{Name: "cdi-apiserver", Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&certDir, "cert-dir", cdi.CertDir, "directory of the serving tls.crt and tls.key")
+		fs.StringVar(&keyDir, "key-dir", cdi.KeyDir, "directory of the token signing key "+cdiapi.PrivateKeyFile)
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		key, err := cdiapi.LoadPrivateKey(keyDir)
+		if err != nil {
+			return err
+		}
+		return manager.ServeTLS(mgr, "cdi-apiserver", certDir, handlers(mgr, cdiapi.Signer{Key: key}))
+	})
 }
 
 // handlers serve the DataVolume webhook and, for everything else, the

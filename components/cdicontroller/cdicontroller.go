@@ -6,7 +6,6 @@ package cdicontroller
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"go.temporal.io/sdk/client"
@@ -23,28 +22,10 @@ import (
 
 // Main runs cdi-deployment's controller until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("cdi-controller", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	temporal := manager.TemporalFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig, LeaderElectionID: "cdi-controller-leader-election-helper"})
-	if err != nil {
-		return err
-	}
-	tc, err := temporal.Dial()
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	if err := Setup(mgr, tc, &cdiconfig.Reconciler{Client: mgr.GetClient(), Namespace: manager.Namespace()}); err != nil {
-		return err
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running cdi-controller: %w", err)
-	}
-	return nil
+	cmd := manager.Command{Name: "cdi-controller", LeaderElectionID: "cdi-controller-leader-election-helper", Temporal: true}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, tc client.Client) error {
+		return Setup(mgr, tc, &cdiconfig.Reconciler{Client: mgr.GetClient(), Namespace: manager.Namespace()})
+	})
 }
 
 // Setup adds CDI's controllers to mgr; config, when not nil, keeps

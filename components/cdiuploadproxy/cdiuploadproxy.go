@@ -8,8 +8,10 @@ import (
 	"context"
 	"crypto/x509"
 	"flag"
-	"fmt"
 	"net/http"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operators/cdi"
@@ -19,28 +21,18 @@ import (
 
 // Main runs cdi-uploadproxy until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("cdi-uploadproxy", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	certDir := fs.String("cert-dir", cdi.CertDir, "directory of the serving tls.crt and tls.key")
-	keyDir := fs.String("key-dir", cdi.KeyDir, "directory of the token verification key "+cdiapi.PublicKeyFile)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	pub, err := cdiapi.LoadPublicKey(*keyDir)
-	if err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
-	if err != nil {
-		return err
-	}
-	proxy := &uploadproxy.Proxy{Client: mgr.GetClient(), PublicKey: pub}
-	build := func(context.Context) (http.Handler, *x509.CertPool, error) { return proxy.Handler(), nil, nil }
-	if err := manager.ServeTLS(mgr, "cdi-uploadproxy", *certDir, build); err != nil {
-		return err
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running cdi-uploadproxy: %w", err)
-	}
-	return nil
+	var certDir, keyDir string
+	cmd := manager.Command{Name: "cdi-uploadproxy", Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&certDir, "cert-dir", cdi.CertDir, "directory of the serving tls.crt and tls.key")
+		fs.StringVar(&keyDir, "key-dir", cdi.KeyDir, "directory of the token verification key "+cdiapi.PublicKeyFile)
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		pub, err := cdiapi.LoadPublicKey(keyDir)
+		if err != nil {
+			return err
+		}
+		proxy := &uploadproxy.Proxy{Client: mgr.GetClient(), PublicKey: pub}
+		build := func(context.Context) (http.Handler, *x509.CertPool, error) { return proxy.Handler(), nil, nil }
+		return manager.ServeTLS(mgr, "cdi-uploadproxy", certDir, build)
+	})
 }

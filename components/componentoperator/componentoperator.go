@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"os"
 
+	temporal "go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/components/manager"
@@ -34,46 +36,40 @@ const PodNameEnv = "POD_NAME"
 
 // settings are where the components run and what they reach.
 type settings struct {
-	kubeconfig, temporal, kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
+	temporal, kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
 }
 
 // Main runs the operator name until ctx ends.
 func Main(ctx context.Context, name string, args []string) error {
 	var s settings
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.StringVar(&s.kubeconfig, "kubeconfig", "", "kubeconfig; the pod's service account when empty")
+	cmd := manager.Command{Name: name, LeaderElectionID: name, Flags: s.flags}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ temporal.Client) error {
+		image, err := ownImage(ctx, mgr.GetAPIReader())
+		if err != nil {
+			return err
+		}
+		kind, render, err := s.operator(name, image)
+		if err != nil {
+			return err
+		}
+		r := &component.Reconciler{
+			Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name),
+			Deployer: &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name},
+		}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+func (s *settings) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.temporal, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port the components' workers use")
 	fs.StringVar(&s.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on every node")
 	fs.StringVar(&s.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "virt-handler's per-node state, a directory per node")
 	fs.StringVar(&s.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths on every node")
 	fs.StringVar(&s.provisionerImage, "csi-provisioner-image", "registry.k8s.io/sig-storage/csi-provisioner:v5.3.0", "kubernetes-csi's external-provisioner")
 	fs.StringVar(&s.domainType, "domain-type", "", "virt-handler's guest type (kvm or qemu); detected on each node when empty")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: s.kubeconfig, LeaderElectionID: name})
-	if err != nil {
-		return err
-	}
-	image, err := ownImage(ctx, mgr.GetAPIReader())
-	if err != nil {
-		return err
-	}
-	kind, render, err := s.operator(name, image)
-	if err != nil {
-		return err
-	}
-	r := &component.Reconciler{
-		Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name),
-		Deployer: &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name},
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up %s: %w", name, err)
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running %s: %w", name, err)
-	}
-	return nil
 }
 
 // operator is the kind name reconciles and how it renders its components.

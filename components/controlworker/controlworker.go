@@ -7,12 +7,13 @@ package controlworker
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"sync/atomic"
 
+	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/worker"
@@ -20,36 +21,21 @@ import (
 
 // Main runs the control worker until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("control-worker", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	temporal := manager.TemporalFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
-	if err != nil {
-		return err
-	}
-	tc, err := temporal.Dial()
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	direct, err := manager.Direct(mgr)
-	if err != nil {
-		return err
-	}
-	r := &runner{w: worker.NewControl(tc, direct)}
-	if err := mgr.Add(r); err != nil {
-		return fmt.Errorf("adding the worker: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("polling", r.ready); err != nil {
-		return fmt.Errorf("adding readiness check: %w", err)
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the control worker: %w", err)
-	}
-	return nil
+	cmd := manager.Command{Name: "control-worker", Temporal: true}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, tc client.Client) error {
+		direct, err := manager.Direct(mgr)
+		if err != nil {
+			return err
+		}
+		r := &runner{w: worker.NewControl(tc, direct)}
+		if err := mgr.Add(r); err != nil {
+			return fmt.Errorf("adding the worker: %w", err)
+		}
+		if err := mgr.AddReadyzCheck("polling", r.ready); err != nil {
+			return fmt.Errorf("adding readiness check: %w", err)
+		}
+		return nil
+	})
 }
 
 // runner polls the task queue while the manager runs.

@@ -6,10 +6,10 @@ package hcooperator
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
+	temporal "go.temporal.io/sdk/client"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,35 +24,20 @@ import (
 
 // Main runs hco-operator until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("hco-operator", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	temporal := manager.TemporalFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig, LeaderElectionID: "hyperconverged-cluster-operator-lock"})
-	if err != nil {
-		return err
-	}
-	tc, err := temporal.Dial()
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	r := &hco.Reconciler{
-		Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
-		Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: operands.Version,
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up hco-operator: %w", err)
-	}
-	if err := mgr.Add(&webhookKeeper{mgr: mgr}); err != nil {
-		return fmt.Errorf("adding hco-webhook's certificate keeper: %w", err)
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running hco-operator: %w", err)
-	}
-	return nil
+	cmd := manager.Command{Name: "hco-operator", LeaderElectionID: "hyperconverged-cluster-operator-lock", Temporal: true}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, tc temporal.Client) error {
+		r := &hco.Reconciler{
+			Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
+			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: operands.Version,
+		}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up hco-operator: %w", err)
+		}
+		if err := mgr.Add(&webhookKeeper{mgr: mgr}); err != nil {
+			return fmt.Errorf("adding hco-webhook's certificate keeper: %w", err)
+		}
+		return nil
+	})
 }
 
 // webhookKeeper applies hco-webhook's certificate and configuration at

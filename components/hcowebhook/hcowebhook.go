@@ -7,9 +7,10 @@ import (
 	"context"
 	"crypto/x509"
 	"flag"
-	"fmt"
 	"net/http"
 
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -19,30 +20,20 @@ import (
 
 // Main runs hco-webhook until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("hco-webhook", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	certDir := fs.String("cert-dir", hco.WebhookCertDir, "directory of the serving tls.crt and tls.key")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
-	if err != nil {
-		return err
-	}
-	ns := manager.Namespace()
-	build := func(context.Context) (http.Handler, *x509.CertPool, error) {
-		mux := http.NewServeMux()
-		mux.Handle(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
-			Reader: mgr.GetAPIReader(), Namespace: ns, Decoder: admission.NewDecoder(mgr.GetScheme()),
-		}})
-		mux.Handle(hco.ValidateNamespacePath, &webhook.Admission{Handler: &hco.NamespaceValidator{Reader: mgr.GetAPIReader(), Namespace: ns}})
-		return mux, nil, nil
-	}
-	if err := manager.ServeTLS(mgr, "hco-webhook", *certDir, build); err != nil {
-		return err
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running hco-webhook: %w", err)
-	}
-	return nil
+	var certDir string
+	cmd := manager.Command{Name: "hco-webhook", Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&certDir, "cert-dir", hco.WebhookCertDir, "directory of the serving tls.crt and tls.key")
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		ns := manager.Namespace()
+		build := func(context.Context) (http.Handler, *x509.CertPool, error) {
+			mux := http.NewServeMux()
+			mux.Handle(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
+				Reader: mgr.GetAPIReader(), Namespace: ns, Decoder: admission.NewDecoder(mgr.GetScheme()),
+			}})
+			mux.Handle(hco.ValidateNamespacePath, &webhook.Admission{Handler: &hco.NamespaceValidator{Reader: mgr.GetAPIReader(), Namespace: ns}})
+			return mux, nil, nil
+		}
+		return manager.ServeTLS(mgr, "hco-webhook", certDir, build)
+	})
 }

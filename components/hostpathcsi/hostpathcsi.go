@@ -10,8 +10,10 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/node/hostpath"
@@ -21,27 +23,17 @@ import (
 
 // Main runs the driver until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("hostpath-csi", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	socket := fs.String("csi-address", "/csi/csi.sock", "the driver's socket, shared with its sidecars")
-	hostRoot := fs.String("host-root", "/", "prefix of every storage pool's path on the node")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	node := os.Getenv(component.NodeNameEnv)
-	if node == "" {
-		return errors.New("the CSI driver needs its node's name in " + component.NodeNameEnv)
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
-	if err != nil {
-		return err
-	}
-	cfg := hostpath.Config{NodeName: node, HostRoot: *hostRoot, Version: operands.Version, SocketPath: *socket, Sidecars: true}
-	if err := hostpath.Setup(mgr, cfg); err != nil {
-		return err
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the hostpath CSI driver: %w", err)
-	}
-	return nil
+	var socket, hostRoot string
+	cmd := manager.Command{Name: "hostpath-csi", Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&socket, "csi-address", "/csi/csi.sock", "the driver's socket, shared with its sidecars")
+		fs.StringVar(&hostRoot, "host-root", "/", "prefix of every storage pool's path on the node")
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		node := os.Getenv(component.NodeNameEnv)
+		if node == "" {
+			return errors.New("the CSI driver needs its node's name in " + component.NodeNameEnv)
+		}
+		cfg := hostpath.Config{NodeName: node, HostRoot: hostRoot, Version: operands.Version, SocketPath: socket, Sidecars: true}
+		return hostpath.Setup(mgr, cfg)
+	})
 }

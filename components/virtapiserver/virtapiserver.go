@@ -8,9 +8,9 @@ import (
 	"context"
 	"crypto/x509"
 	"flag"
-	"fmt"
 	"net/http"
 
+	"go.temporal.io/sdk/client"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -23,23 +23,13 @@ import (
 
 // Main runs virt-api until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("virt-api", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	certDir := fs.String("cert-dir", kubevirt.VirtAPICertDir, "directory of the serving tls.crt and tls.key")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig})
-	if err != nil {
-		return err
-	}
-	if err := manager.ServeTLS(mgr, "virt-api", *certDir, handlers(mgr)); err != nil {
-		return err
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running virt-api: %w", err)
-	}
-	return nil
+	var certDir string
+	cmd := manager.Command{Name: "virt-api", Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&certDir, "cert-dir", kubevirt.VirtAPICertDir, "directory of the serving tls.crt and tls.key")
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		return manager.ServeTLS(mgr, "virt-api", certDir, handlers(mgr))
+	})
 }
 
 // handlers serve the webhooks and, for everything else, the aggregated

@@ -5,8 +5,10 @@ package virtcontroller
 
 import (
 	"context"
-	"flag"
 	"fmt"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operators/vm"
@@ -15,24 +17,15 @@ import (
 
 // Main runs virt-controller until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("virt-controller", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig; the pod's service account when empty")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	mgr, err := manager.New(manager.Options{Kubeconfig: *kubeconfig, LeaderElectionID: "virt-controller"})
-	if err != nil {
-		return err
-	}
-	rec := mgr.GetEventRecorderFor("virt-controller")
-	if err := (&vmi.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the VirtualMachineInstance controller: %w", err)
-	}
-	if err := (&vm.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the VirtualMachine controller: %w", err)
-	}
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running virt-controller: %w", err)
-	}
-	return nil
+	cmd := manager.Command{Name: "virt-controller", LeaderElectionID: "virt-controller"}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		rec := mgr.GetEventRecorderFor("virt-controller")
+		if err := (&vmi.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachineInstance controller: %w", err)
+		}
+		if err := (&vm.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachine controller: %w", err)
+		}
+		return nil
+	})
 }
