@@ -51,11 +51,16 @@ func ensureNodeTools(ctx context.Context, o Options, say func(string)) (nodeTool
 	if t.dns, err = binaries.EnsureCoreDNS(ctx, filepath.Join(tools, "coredns"), o.CacheDir, say); err != nil {
 		return t, err
 	}
-	if t.registry, err = binaries.EnsureRegistry(ctx, filepath.Join(tools, "registry"), o.CacheDir, say); err != nil {
-		return t, err
-	}
-	t.csi, t.csiVersion, err = binaries.EnsureCSIProvisioner(ctx, filepath.Join(tools, "csi"), o.CacheDir, say)
+	t.registry, err = binaries.EnsureRegistry(ctx, filepath.Join(tools, "registry"), o.CacheDir, say)
 	return t, err
+}
+
+// ensureCSIProvisioner adds the external-provisioner build, which only a
+// start imports (a purge does not need it).
+func (t *nodeTools) ensureCSIProvisioner(ctx context.Context, o Options, say func(string)) error {
+	var err error
+	t.csi, t.csiVersion, err = binaries.EnsureCSIProvisioner(ctx, filepath.Join(filepath.Dir(o.ToolsDir), "csi"), o.CacheDir, say)
+	return err
 }
 
 // nodeConfig is the embedded node, for a start or a purge.

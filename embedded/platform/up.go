@@ -75,6 +75,9 @@ func (p *Platform) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := tools.ensureCSIProvisioner(ctx, o, p.say); err != nil {
+		return err
+	}
 	if _, err := NodeBridge.Ensure(ctx); err != nil {
 		return err
 	}
