@@ -19,7 +19,8 @@ import (
 )
 
 // applyEmbeddedOverlay applies deploy/embedded, as a cluster user applies
-// deploy/cluster: the operators, hco-webhook and the control worker, from
+// deploy/cluster, and waits until its CRDs are established: the CRDs and
+// RBAC, the operators, hco-webhook and the control worker, from
 // the components image this run imported, against Temporal on the bridge,
 // with the node's paths under the data directory.
 func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config) error {
@@ -43,11 +44,18 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 	if err := removeInProcessWebhooks(ctx, c); err != nil {
 		return err
 	}
-	p.say("applying deploy/embedded (hco-operator, hco-webhook, the component operators and the control worker)")
-	if _, err := apply.Manifests(ctx, c, out, string(fieldOwner)); err != nil {
+	p.say("applying deploy/embedded (the CRDs, RBAC, hco-operator, hco-webhook, the component operators and the control worker)")
+	objs, err := apply.Manifests(ctx, c, out, string(fieldOwner))
+	if err != nil {
 		return fmt.Errorf("applying deploy/embedded: %w", err)
 	}
-	return nil
+	var crds []string
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o.GetName())
+		}
+	}
+	return waitEstablished(ctx, c, crds)
 }
 
 // removeInProcessWebhooks deletes the webhook configurations an earlier

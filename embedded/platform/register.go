@@ -46,12 +46,12 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 	if cfg.SkipComponentOperators {
 		return nil
 	}
-	return s.registerComponentOperators(mgr, cfg)
+	return s.registerComponentOperators(mgr)
 }
 
 // registerComponentOperators adds virt-, cdi-, network-addons-, ssp- and
 // hostpath-provisioner-operators, and CDIConfig.
-func (s *Services) registerComponentOperators(mgr ctrl.Manager, cfg ServicesConfig) error {
+func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 	disc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating discovery client: %w", err)
@@ -67,35 +67,17 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager, cfg ServicesConf
 		}
 	}
 	s.runtime = components.NewRuntime(factories)
-	if cfg.CDI == nil {
-		cfgr := &cdiconfig.Reconciler{Client: mgr.GetClient()}
-		if s.upload != nil {
-			cfgr.UploadProxyURL, cfgr.UploadProxyCA = s.upload.url, s.upload.ca
-		}
-		if err := cfgr.SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up CDIConfig controller: %w", err)
-		}
+	cfgr := &cdiconfig.Reconciler{Client: mgr.GetClient()}
+	if s.upload != nil {
+		cfgr.UploadProxyURL, cfgr.UploadProxyCA = s.upload.url, s.upload.ca
 	}
-	// Operators whose components run as pods, and their names in
-	// managed fields.
-	pods := map[string]*component.Workloads{}
-	if cfg.KubeVirt != nil {
-		pods["KubeVirt"] = &component.Workloads{Render: cfg.KubeVirt.Render, FieldOwner: "virt-operator"}
-	}
-	if cfg.CDI != nil {
-		pods["CDI"] = &component.Workloads{Render: cfg.CDI.Render, FieldOwner: "cdi-operator"}
-	}
-	if cfg.HostPath != nil {
-		pods["HostPathProvisioner"] = &component.Workloads{Render: cfg.HostPath.Render, FieldOwner: "hostpath-provisioner-operator"}
+	if err := cfgr.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up CDIConfig controller: %w", err)
 	}
 	for _, k := range kinds {
 		r := &component.Reconciler{
 			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,
 			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
-		}
-		if w, ok := pods[k.GVK.Kind]; ok {
-			w.Client, w.Reader = mgr.GetClient(), mgr.GetAPIReader()
-			r.Deployer = w
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s operator: %w", k.GVK.Kind, err)
@@ -124,7 +106,7 @@ func apiHealthFactory(disc discovery.DiscoveryInterface) components.Factory {
 }
 
 func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
-	if !cfg.SkipVirtController && cfg.KubeVirt == nil {
+	if !cfg.SkipVirtController {
 		r := &vmi.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("virt-controller")}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller: %w", err)
@@ -133,20 +115,13 @@ func (s *Services) registerVirt(mgr ctrl.Manager, cfg ServicesConfig) error {
 		if err := vmr.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up virt-controller VM controller: %w", err)
 		}
-	}
-	if !cfg.SkipVirtController && cfg.CDI == nil {
 		if err := s.registerCDI(mgr, cfg); err != nil {
 			return err
 		}
 	}
 	for _, n := range cfg.Nodes {
-		if cfg.KubeVirt == nil {
-			if err := handler.Setup(mgr, n); err != nil {
-				return err
-			}
-		}
-		if cfg.HostPath != nil {
-			continue
+		if err := handler.Setup(mgr, n); err != nil {
+			return err
 		}
 		hp := hostpath.Config{NodeName: n.NodeName, HostRoot: n.StorageRoot(), Version: Version, KubeletRoot: n.KubeletRoot}
 		if err := hostpath.Setup(mgr, hp); err != nil {

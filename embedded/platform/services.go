@@ -27,9 +27,6 @@ import (
 	"github.com/virtflow/virtflow/embedded/components"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
-	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -67,18 +64,6 @@ type ServicesConfig struct {
 	// UploadProxyAddress is where cdi-uploadproxy listens (127.0.0.1 and
 	// a free port when empty).
 	UploadProxyAddress string
-	// KubeVirt, when set, has virt-operator deploy virt-api,
-	// virt-controller and virt-handler as pods from it; none of them then
-	// runs in this process, and Nodes only serve the hostpath CSI driver.
-	KubeVirt *kubevirt.Install
-	// CDI, when set, has cdi-operator deploy cdi-apiserver,
-	// cdi-deployment and cdi-uploadproxy as pods from it; none of CDI's
-	// controllers, APIs or webhooks then runs in this process.
-	CDI *cdi.Install
-	// HostPath, when set, has the hostpath-provisioner-operator deploy
-	// the CSI driver as a DaemonSet with its sidecars; Nodes then serve
-	// no driver in this process.
-	HostPath *hostpathprovisioner.Install
 }
 
 // Services are the operators, webhooks and worker running in this process.
@@ -146,7 +131,6 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 		if s.webhooks, err = newWebhookSet(cfg.CertDir); err != nil {
 			return err
 		}
-		s.webhooks.virtAPIPod, s.webhooks.cdiPod = cfg.KubeVirt != nil, cfg.CDI != nil
 		hookServer = s.webhooks.server
 	}
 	metricsAddr := cfg.MetricsAddress
@@ -191,12 +175,10 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 		}
 		go s.webhooks.rotate(mctx, mgr.GetClient())
 	}
-	if !cfg.SkipVirtController && cfg.KubeVirt == nil {
+	if !cfg.SkipVirtController {
 		if err := startVirtAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "virt-api")); err != nil {
 			return err
 		}
-	}
-	if !cfg.SkipVirtController && cfg.CDI == nil {
 		pub, err := startCDIAPI(mctx, mgr.GetClient(), filepath.Join(cfg.CertDir, "cdi-api"))
 		if err != nil {
 			return err
@@ -224,7 +206,7 @@ func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *r
 			return fmt.Errorf("starting temporal worker: %w", err)
 		}
 	}
-	if cfg.SkipNodeWorkers || cfg.KubeVirt != nil {
+	if cfg.SkipNodeWorkers {
 		return nil
 	}
 	for _, n := range cfg.Nodes {

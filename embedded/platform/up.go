@@ -17,7 +17,6 @@ import (
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/node"
 	"github.com/virtflow/virtflow/embedded/temporal"
-	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -105,10 +104,6 @@ func (p *Platform) start(ctx context.Context) error {
 	if err := p.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
 		return err
 	}
-	p.say("installing CRDs and RBAC")
-	if err := InstallManifests(ctx, p.cp.RESTConfig()); err != nil {
-		return err
-	}
 	if err := p.startNode(ctx, tools); err != nil {
 		return err
 	}
@@ -131,9 +126,7 @@ func (p *Platform) startServices(ctx context.Context) error {
 		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
 		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
 		MetricsAddress: metricsAddress(o.MetricsPort),
-		Nodes:          []handler.Config{node},
 		CLIDownloads:   o.CLIDownloads, CLIDownloadsAddress: fmt.Sprintf("127.0.0.1:%d", o.CLIDownloadsPort),
-		KubeVirt: p.kubeVirtInstall(node), CDI: p.cdiInstall(), HostPath: p.hostPathInstall(node),
 	})
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ func (w *webhookSet) waitLive(ctx context.Context, c client.Client) error {
 		obj  client.Object
 		want string
 	}
-	if w.virtAPI && !w.virtAPIPod {
+	if w.virtAPI {
 		probes = append(probes, struct {
 			obj  client.Object
 			want string

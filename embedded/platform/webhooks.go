@@ -39,10 +39,6 @@ type webhookSet struct {
 	bundle  []byte
 	hco     bool
 	virtAPI bool
-	// virtAPIPod: virt-api runs as a pod with its own webhook
-	// configurations; cdiPod: cdi-apiserver does, with CDI's DataVolume
-	// hook. This server keeps what still runs in process.
-	virtAPIPod, cdiPod bool
 }
 
 func newWebhookSet(certDir string) (*webhookSet, error) {
@@ -69,12 +65,10 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	w.server = mgr.GetWebhookServer()
 	w.hco, w.virtAPI = hcoHooks, virtAPIHooks
-	if virtAPIHooks && !w.virtAPIPod {
+	if virtAPIHooks {
 		for path, h := range virtapi.Webhooks(dec) {
 			w.server.Register(path, h)
 		}
-	}
-	if virtAPIHooks && !w.cdiPod {
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 	}
 	if !hcoHooks {
@@ -119,12 +113,6 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 		return err
 	}
 	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
-	if w.virtAPIPod {
-		if err := c.Delete(ctx, mut); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("removing in-process MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
-		}
-		return nil
-	}
 	_, err := controllerutil.CreateOrUpdate(ctx, c, mut, func() error {
 		mut.Webhooks = w.mutating()
 		return nil
@@ -135,16 +123,8 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	return nil
 }
 
-// applyValidating writes a configuration, or removes it when no hook is
-// left in process.
 func applyValidating(ctx context.Context, c client.Client, name string, hooks []admissionregistrationv1.ValidatingWebhook) error {
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if len(hooks) == 0 {
-		if err := c.Delete(ctx, cfg); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("removing ValidatingWebhookConfiguration %s: %w", name, err)
-		}
-		return nil
-	}
 	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
 		cfg.Webhooks = hooks
 		return nil

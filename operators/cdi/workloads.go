@@ -86,8 +86,7 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 	hook := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
 		ObjectMeta: metav1.ObjectMeta{Name: DataVolumeHook, Labels: l},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{virtapi.Validating(cc, "datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath,
-			virtapi.Rules("cdi.kubevirt.io", "v1beta1", "datavolumes", admissionregistrationv1.Create, admissionregistrationv1.Update))},
+		Webhooks:   []admissionregistrationv1.ValidatingWebhook{DataVolumeWebhook(cc)},
 	}
 	c := in.servingContainer("cdi-apiserver")
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "signing-key", MountPath: KeyDir, ReadOnly: true})
@@ -98,6 +97,13 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), hook,
 	}
 	return append(objs, component.Identity(ns, "cdi-apiserver", in.ClusterRole, l)...), nil
+}
+
+// DataVolumeWebhook is cdi-apiserver's DataVolume validator, as upstream
+// names it, reached through cc.
+func DataVolumeWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return virtapi.Validating(cc, "datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath,
+		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "datavolumes", admissionregistrationv1.Create, admissionregistrationv1.Update))
 }
 
 // signingKey is the Secret with the key cdi-apiserver signs upload
