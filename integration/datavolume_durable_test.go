@@ -164,9 +164,9 @@ func TestVMBootsFromAnImportedDataVolume(t *testing.T) {
 	}}}
 	ctx := context.Background()
 	require.NoError(t, env.admin.Create(ctx, vm))
-	defer deleteVM(t, vm)
+	defer deleteVM(t, env.admin, vm)
 
-	v := runningVMI(t, crclient.ObjectKeyFromObject(vm))
+	v := runningVMI(t, env.admin, crclient.ObjectKeyFromObject(vm))
 	dv := getDV(t, "vm-dv-root")
 	require.Equal(t, cdiv1.Succeeded, dv.Status.Phase, "the guest started only after its disk was imported")
 	require.True(t, metaOwnedBy(dv.OwnerReferences, vm.Name), "the VM owns its DataVolume")

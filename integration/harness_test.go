@@ -8,7 +8,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +27,8 @@ import (
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/embedded/temporal"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/node/libvirt/domain"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -71,7 +72,12 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	env = s
-	return m.Run(), nil
+	code := m.Run()
+	if err := stopSharedNode(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the shared node:", err)
+		code = 1
+	}
+	return code, nil
 }
 
 func startStack(ctx context.Context, dir string) (*stack, error) {
@@ -182,24 +188,6 @@ func workerProcess(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
-// freePortPair returns a port whose successor is also free.
-func freePortPair(t *testing.T) int {
-	t.Helper()
-	for i := 0; i < 50; i++ {
-		a, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := a.Addr().(*net.TCPAddr).Port
-		b, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+1))
-		a.Close()
-		if err == nil {
-			b.Close()
-			return port
-		}
-	}
-	t.Fatal("no free pair of ports")
-	return 0
-}
-
 // killLeftovers ends launchers (and their libvirtd and qemu) that a failed
 // test left running: they outlive the node agent by design, but must not
 // outlive the suite and disturb the next run.
@@ -215,5 +203,18 @@ func killLeftovers(dir string) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+}
+
+const testNode = "it-node-1"
+
+func nodeConfig(t *testing.T) handler.Config {
+	dir := filepath.Join(env.dir, "nodes", testNode)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, chmodTree(env.dir))
+	return handler.Config{
+		NodeName: testNode, NodeIP: "127.0.0.1", Dir: dir, ImageStore: imageStore(t),
+		UID: 65534, GID: 65534, DomainType: domain.TCG,
+		LauncherCommand: []string{filepath.Join(env.dir, "virt-launcher")},
 	}
 }

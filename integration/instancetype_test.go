@@ -16,19 +16,15 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/node/handler"
 )
 
 // TestVMTakesItsShapeFromAnInstancetypeAndPreference boots the test guest
 // from a VM that names a cluster instancetype and preference the way
 // `virtctl create vm` writes them; the qemu guest gets their CPUs and memory.
-// The namespace's long name makes the launcher's directory path longer
-// than a unix socket path may be, which the launcher must not trip over.
+// The namespace's long name makes the launcher's paths long, which the
+// launcher must not trip over.
 func TestVMTakesItsShapeFromAnInstancetypeAndPreference(t *testing.T) {
-	node := nodeConfig(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	n := onNode(t)
 	ctx := context.Background()
 	cores := instancetypev1beta1.Cores
 	it := &instancetypev1beta1.VirtualMachineClusterInstancetype{ObjectMeta: metav1.ObjectMeta{Name: "it.small"},
@@ -39,24 +35,25 @@ func TestVMTakesItsShapeFromAnInstancetypeAndPreference(t *testing.T) {
 	pref := &instancetypev1beta1.VirtualMachineClusterPreference{ObjectMeta: metav1.ObjectMeta{Name: "it.cores"},
 		Spec: instancetypev1beta1.VirtualMachinePreferenceSpec{CPU: &instancetypev1beta1.CPUPreferences{PreferredCPUTopology: &cores}}}
 	for _, o := range []crclient.Object{it, pref} {
-		require.NoError(t, env.admin.Create(ctx, o))
-		defer env.admin.Delete(ctx, o)
+		require.NoError(t, n.c.Create(ctx, o))
+		defer n.c.Delete(ctx, o)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "instancetypes-and-preferences-shape-this-vm"}}
-	require.NoError(t, env.admin.Create(ctx, ns))
+	require.NoError(t, n.c.Create(ctx, ns))
+	defer n.c.Delete(ctx, ns)
 	vm := testGuestVM("vmshaped", kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns.Name
 	vm.Spec.Template.Spec.Domain.Memory = nil
 	vm.Spec.Instancetype = &kubevirtv1.InstancetypeMatcher{Kind: "virtualmachineclusterinstancetype", Name: "it.small"}
 	vm.Spec.Preference = &kubevirtv1.PreferenceMatcher{Name: "it.cores"}
-	require.NoError(t, env.admin.Create(ctx, vm))
-	defer deleteVM(t, vm)
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
 
-	v := runningVMI(t, crclient.ObjectKeyFromObject(vm))
+	v := runningVMI(t, n.c, crclient.ObjectKeyFromObject(vm))
 	require.Equal(t, uint32(2), v.Spec.Domain.CPU.Cores, "the preference asks for cores")
 	require.Equal(t, "320Mi", v.Spec.Domain.Memory.Guest.String())
 	pods := &corev1.PodList{}
-	require.NoError(t, env.admin.List(ctx, pods, crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}))
+	require.NoError(t, n.c.List(ctx, pods, crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}))
 	require.Len(t, pods.Items, 1)
 	mem := pods.Items[0].Spec.Containers[0].Resources.Requests[corev1.ResourceMemory]
 	require.Greater(t, mem.Value(), int64(320<<20), "the launcher pod requests the instancetype's memory plus overhead")

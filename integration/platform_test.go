@@ -4,93 +4,54 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
-	hcoc "github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/worker"
 )
 
-// TestUpThenUpAgainResumes runs `virtflow up` as a user does: a real node
-// whose kubelet runs a VM's launcher as an unprivileged pod. It stops it
-// with SIGINT (the VM keeps running), runs it again on the same data
-// directory (the same HyperConverged and VM are there), and purges the
-// node with `virtflow down --purge` (no VM is left).
+// TestUpThenUpAgainResumes checks `virtflow up` as a user runs it: a real
+// node whose kubelet runs every component and a VM's launcher as pods. It
+// stops it with SIGINT (the VM keeps running) and runs it again on the same
+// data directory (the same HyperConverged and VM are there); the suite's
+// end purges the node (no VM is left).
 func TestUpThenUpAgainResumes(t *testing.T) {
-	// Registered first, so it runs after the purge freshUp registers.
-	t.Cleanup(func() { require.Empty(t, qemuOf("default_upvm"), "the purge stopped the VM") })
-	dataDir := "/var/tmp/virtflow-up-test"
-	args, guest := freshUp(t, dataDir)
+	n := onNode(t)
+	c := n.c
+	kubeVirtComponentsArePods(t, c, n.dataDir)
+	hostpathCSIIsAPod(t, c)
+	manifestsAreTheClusters(t, c, n.dataDir)
+	cdiComponentsArePods(t, c, n.dataDir)
+	createUpVMI(t, c)
+	consoleAndPauseCrossThePods(t, c, n.dataDir)
+	launcherRunsUnprivileged(t, c, n.dataDir)
+	claimDiskReachesTheGuest(t, c, n.dataDir, serveGuestDisk(t, n.guest))
 
-	first := upAndWait(t, args, dataDir, func(c crclient.Client) {
-		kubeVirtComponentsArePods(t, c, dataDir)
-		hostpathCSIIsAPod(t, c)
-		manifestsAreTheClusters(t, c, dataDir)
-		cdiComponentsArePods(t, c, dataDir)
-		createUpVMI(t, c)
-		consoleAndPauseCrossThePods(t, c, dataDir)
-		launcherRunsUnprivileged(t, c, dataDir)
-		claimDiskReachesTheGuest(t, c, dataDir, serveGuestDisk(t, guest))
-	})
+	first := n.hcUID
 	qemu := qemuOf("default_upvm")
-	require.NotEmpty(t, qemu, "the VM outlives the platform's stop")
-	second := upAndWait(t, args, dataDir, func(c crclient.Client) {
-		vmi := &kubevirtv1.VirtualMachineInstance{}
-		require.NoError(t, c.Get(context.Background(), crclient.ObjectKey{Namespace: "default", Name: "upvm"}, vmi))
-		require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
-		require.Equal(t, qemu, qemuOf("default_upvm"), "the same QEMU runs the VM after the restart")
-	})
-	require.Equal(t, first, second, "the HyperConverged survived the restart")
-}
-
-// freshUp prepares `virtflow up` on an empty data directory and returns its
-// arguments and the test guest's directory; the node is purged and the
-// directory removed after the test. The directory is short and fixed: the
-// kubelet's plugin sockets live under it, and what a killed run left is
-// purged before this one starts.
-func freshUp(t *testing.T, dataDir string) ([]string, string) {
-	purge := func() {
-		out, err := exec.Command(env.virtflowBin, "down", "--purge", "--data-dir", dataDir, "--tools-dir", "../tools/k8s").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
-	purge()
-	require.NoError(t, os.RemoveAll(dataDir))
-	require.NoError(t, os.MkdirAll(dataDir, 0o755))
-	t.Cleanup(func() {
-		purge()
-		require.NoError(t, os.RemoveAll(dataDir))
-	})
-	out, err := exec.Command("../hack/mkguest.sh").Output()
-	require.NoError(t, err)
-	guest := strings.TrimSpace(string(out))
-	ports := []int{freePortPair(t), freePortPair(t), freePortPair(t), freePortPair(t)}
-	return []string{"up", "--data-dir", dataDir, "--metrics-port", "0", "--test-guest", guest,
-		"--etcd-port", strconv.Itoa(ports[0]), "--apiserver-port", strconv.Itoa(ports[1]),
-		"--temporal-port", strconv.Itoa(ports[2]), "--temporal-ui-port", strconv.Itoa(ports[3])}, guest
+	require.NotEmpty(t, qemu)
+	require.NoError(t, n.stop())
+	require.Equal(t, qemu, qemuOf("default_upvm"), "the VM outlives the platform's stop")
+	require.NoError(t, n.start())
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKey{Namespace: "default", Name: "upvm"}, vmi))
+	require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
+	require.Equal(t, qemu, qemuOf("default_upvm"), "the same QEMU runs the VM after the restart")
+	require.Equal(t, first, n.hcUID, "the HyperConverged survived the restart")
 }
 
 // createUpVMI boots the test guest from the node registry's containerDisk.
@@ -219,53 +180,4 @@ func normalise(out []byte) string {
 func qemuOf(domain string) string {
 	out, _ := exec.Command("pgrep", "-f", "guest="+domain+",").Output()
 	return strings.TrimSpace(string(out))
-}
-
-// upAndWait runs `virtflow up` until the HyperConverged is Available and its
-// install workflow is completed, runs then with a client, and stops it
-// with SIGINT.
-func upAndWait(t *testing.T, args []string, dataDir string, then func(crclient.Client)) string {
-	t.Helper()
-	out := logFile(t, "up")
-	cmd := exec.Command(env.virtflowBin, args...)
-	cmd.Dir = ".."
-	cmd.Stdout, cmd.Stderr = out, out
-	require.NoError(t, cmd.Start())
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			require.NoError(t, err, "virtflow up did not stop cleanly on SIGINT")
-		case <-time.After(time.Minute):
-			_ = cmd.Process.Kill()
-			t.Fatal("virtflow up did not stop within a minute of SIGINT")
-		}
-	}()
-	var ep platform.Endpoints
-	require.Eventually(t, func() bool {
-		e, err := platform.ReadEndpoints(dataDir)
-		ep = e
-		return err == nil && e.PID == cmd.Process.Pid
-	}, 5*time.Minute, 200*time.Millisecond, "virtflow up did not come up")
-	cfg, err := clientcmd.BuildConfigFromFlags("", ep.Kubeconfig)
-	require.NoError(t, err)
-	// Benchmarks poll VMIs every few milliseconds.
-	cfg.QPS, cfg.Burst = 500, 1000
-	c, err := newClient(cfg)
-	require.NoError(t, err)
-	hc := &hcov1beta1.HyperConverged{}
-	require.Eventually(t, func() bool {
-		return c.Get(context.Background(), hcKey(), hc) == nil && meta.IsStatusConditionTrue(hc.Status.Conditions, hcov1beta1.ConditionAvailable)
-	}, 2*time.Minute, 200*time.Millisecond, "HyperConverged did not become Available")
-
-	tc, err := client.Dial(client.Options{HostPort: ep.TemporalAddress, Namespace: worker.DefaultNamespace})
-	require.NoError(t, err)
-	defer tc.Close()
-	desc, err := tc.DescribeWorkflowExecution(context.Background(), hcoc.InstallWorkflowID(string(hc.UID)), "")
-	require.NoError(t, err)
-	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
-	then(c)
-	return fmt.Sprint(hc.UID)
 }

@@ -19,21 +19,20 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/node/handler"
 )
 
 // upstreamVirtctl runs the unmodified upstream KubeVirt virtctl built by
 // hack/upstream-virtctl.sh against the test cluster.
-type upstreamVirtctl struct{ bin string }
+type upstreamVirtctl struct{ bin, kubeconfig, ns string }
 
-func newUpstreamVirtctl(t *testing.T) upstreamVirtctl {
+func newUpstreamVirtctl(t *testing.T, kubeconfig, ns string) upstreamVirtctl {
 	out, err := exec.Command("../hack/upstream-virtctl.sh").Output()
 	require.NoError(t, err, "building upstream virtctl")
-	return upstreamVirtctl{bin: strings.TrimSpace(string(out))}
+	return upstreamVirtctl{bin: strings.TrimSpace(string(out)), kubeconfig: kubeconfig, ns: ns}
 }
 
 func (u upstreamVirtctl) command(args ...string) *exec.Cmd {
-	return exec.Command(u.bin, append([]string{"--kubeconfig", env.cp.KubeconfigPath(), "-n", "default"}, args...)...)
+	return exec.Command(u.bin, append([]string{"--kubeconfig", u.kubeconfig, "-n", u.ns}, args...)...)
 }
 
 func (u upstreamVirtctl) run(t *testing.T, args ...string) string {
@@ -44,23 +43,24 @@ func (u upstreamVirtctl) run(t *testing.T, args ...string) string {
 }
 
 // TestUpstreamVirtctlDrivesAVM is the README walk-through with upstream's
-// own virtctl: create vm, start, console, vnc, pause, unpause, stop.
+// own virtctl: create vm, start, console, vnc, pause, unpause, stop, on
+// the real node's pods.
 func TestUpstreamVirtctlDrivesAVM(t *testing.T) {
-	node := nodeConfig(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
-	u := newUpstreamVirtctl(t)
+	n := onNode(t)
+	u := newUpstreamVirtctl(t, n.kubeconfig, n.namespace(t))
 	ctx := context.Background()
 
 	manifest := u.run(t, "create", "vm", "--name", "vmup", "--run-strategy", "Halted")
 	require.Contains(t, manifest, "name: vmup", "upstream create vm prints a manifest")
 	vm := testGuestVM("vmup", kubevirtv1.RunStrategyHalted)
-	require.NoError(t, env.admin.Create(ctx, vm))
-	defer deleteVM(t, vm)
+	vm.Namespace = u.ns
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
 	key := crclient.ObjectKeyFromObject(vm)
 
 	require.Contains(t, u.run(t, "version"), `Server Version: version.Info{GitVersion:"`+platform.Version)
 	require.Contains(t, u.run(t, "start", "vmup"), "VM vmup was scheduled to start")
-	runningVMI(t, key)
+	runningVMI(t, n.c, key)
 
 	require.True(t, upstreamConsoleAnswers(t, u, "vmup"), "the guest did not answer on upstream virtctl's console")
 	require.True(t, upstreamVNCGreets(t, u, "vmup"), "upstream virtctl vnc --proxy-only did not relay the RFB greeting")
@@ -71,12 +71,12 @@ func TestUpstreamVirtctlDrivesAVM(t *testing.T) {
 	}, time.Minute, 500*time.Millisecond, "upstream virtctl guestosinfo did not show the test guest")
 
 	u.run(t, "pause", "vm", "vmup")
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusPaused }, 30*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusPaused }, 30*time.Second, 100*time.Millisecond)
 	u.run(t, "unpause", "vm", "vmup")
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusRunning }, 30*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusRunning }, 30*time.Second, 100*time.Millisecond)
 
 	require.Contains(t, u.run(t, "stop", "vmup", "--force", "--grace-period", "0"), "VM vmup was scheduled to stop")
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
 }
 
 func upstreamConsoleAnswers(t *testing.T, u upstreamVirtctl, name string) bool {

@@ -15,11 +15,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/virtctl"
 )
 
@@ -29,9 +28,9 @@ func runVirtctl(args ...string) (string, error) {
 	return out.String(), err
 }
 
-func vmiPaused(key types.NamespacedName) bool {
+func vmiPaused(c crclient.Client, key types.NamespacedName) bool {
 	v := &kubevirtv1.VirtualMachineInstance{}
-	if env.admin.Get(context.Background(), key, v) != nil {
+	if c.Get(context.Background(), key, v) != nil {
 		return false
 	}
 	for _, c := range v.Status.Conditions {
@@ -43,78 +42,81 @@ func vmiPaused(key types.NamespacedName) bool {
 }
 
 // TestVirtctlDrivesAVMThroughTheAggregatedAPI goes virtctl → kube-apiserver
-// (authn, RBAC) → aggregation layer → virt-api → VM controller or node
-// agent → launcher → libvirt.
+// (authn, RBAC) → aggregation layer → the virt-api pod → virt-controller or
+// the virt-handler pod → the launcher pod → libvirt.
 func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
-	node := nodeConfig(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	n := onNode(t)
 	ctx := context.Background()
+	ns := n.namespace(t)
 	vm := testGuestVM("vmctl", kubevirtv1.RunStrategyHalted)
-	require.NoError(t, env.admin.Create(ctx, vm))
-	defer deleteVM(t, vm)
+	vm.Namespace = ns
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
 	key := crclient.ObjectKeyFromObject(vm)
 
-	out, err := runVirtctl("version")
+	out, err := n.virtctl(ns, "version")
 	require.NoError(t, err)
 	require.Contains(t, out, "Server Version: ")
 
-	bind(t, "carol-viewer", "view")
-	_, err = runVirtctl("--as", "carol-viewer", "start", "vmctl")
+	bind(t, n.c, ns, "carol-viewer", "view")
+	_, err = n.virtctl(ns, "--as", "carol-viewer", "start", "vmctl")
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "forbidden")
 
-	out, err = runVirtctl("start", "vmctl")
+	out, err = n.virtctl(ns, "start", "vmctl")
 	require.NoError(t, err)
 	require.Contains(t, out, "VM vmctl was scheduled to start")
-	runningVMI(t, key)
-	_, err = runVirtctl("start", "vmctl")
+	runningVMI(t, n.c, key)
+	_, err = n.virtctl(ns, "start", "vmctl")
 	require.ErrorContains(t, err, "VM is already running")
 
-	console, err := virtctl.OpenStream(ctx, env.cp.RESTConfig(), "default", "vmctl", "console")
+	console, err := virtctl.OpenStream(ctx, n.cfg, ns, "vmctl", "console")
 	require.NoError(t, err)
 	require.True(t, askGuest(console, 2*time.Minute), "the guest did not answer on its console")
 	console.Close()
 
-	require.True(t, vncGreets(t, "vmctl"), "virtctl vnc --proxy-only did not relay the RFB greeting")
+	require.True(t, vncGreets(t, n.kubeconfig, ns, "vmctl"), "virtctl vnc --proxy-only did not relay the RFB greeting")
 
 	require.Eventually(t, func() bool {
-		out, err := runVirtctl("guestosinfo", "vmctl")
+		out, err := n.virtctl(ns, "guestosinfo", "vmctl")
 		return err == nil && strings.Contains(out, `"id": "virtflow-test-guest"`) && strings.Contains(out, `"hostname": "virtflow-guest"`)
 	}, time.Minute, 500*time.Millisecond, "guestosinfo did not report the test guest's agent")
 	v := &kubevirtv1.VirtualMachineInstance{}
 	require.Eventually(t, func() bool {
-		return env.admin.Get(ctx, key, v) == nil && v.Status.GuestOSInfo.ID == "virtflow-test-guest"
+		return n.c.Get(ctx, key, v) == nil && v.Status.GuestOSInfo.ID == "virtflow-test-guest"
 	}, 30*time.Second, 200*time.Millisecond, "status.guestOSInfo was not filled from the agent")
 
-	viewerCfg := env.cp.RESTConfig()
+	viewerCfg := rest.CopyConfig(n.cfg)
 	viewerCfg.Impersonate.UserName = "carol-viewer"
-	_, err = virtctl.OpenStream(ctx, viewerCfg, "default", "vmctl", "console")
+	_, err = virtctl.OpenStream(ctx, viewerCfg, ns, "vmctl", "console")
 	require.ErrorContains(t, err, "forbidden")
 
-	_, err = runVirtctl("pause", "vmi", "vmctl")
+	_, err = n.virtctl(ns, "pause", "vmi", "vmctl")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return vmiPaused(key) && vmStatus(key) == kubevirtv1.VirtualMachineStatusPaused },
+	require.Eventually(t, func() bool { return vmiPaused(n.c, key) && vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusPaused },
 		30*time.Second, 100*time.Millisecond, "the VM did not report Paused")
-	_, err = runVirtctl("unpause", "vmi", "vmctl")
+	_, err = n.virtctl(ns, "unpause", "vmi", "vmctl")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return !vmiPaused(key) && vmStatus(key) == kubevirtv1.VirtualMachineStatusRunning },
+	require.Eventually(t, func() bool {
+		return !vmiPaused(n.c, key) && vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusRunning
+	},
 		30*time.Second, 100*time.Millisecond, "the VM did not resume")
 
-	_, err = runVirtctl("stop", "vmctl", "--force", "--grace-period", "0")
+	_, err = n.virtctl(ns, "stop", "vmctl", "--force", "--grace-period", "0")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
-	_, err = runVirtctl("stop", "vmctl")
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusStopped }, 2*time.Minute, 200*time.Millisecond)
+	_, err = n.virtctl(ns, "stop", "vmctl")
 	require.ErrorContains(t, err, "VM is not running")
 }
 
 // vncGreets runs `virtctl vnc --proxy-only`, connects to the port it
 // prints, as a VNC viewer would, and reads the server's RFB greeting.
-func vncGreets(t *testing.T, name string) bool {
+func vncGreets(t *testing.T, kubeconfig, ns, name string) bool {
 	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- virtctl.Main(context.Background(), []string{"--kubeconfig", env.cp.KubeconfigPath(), "-n", "default", "vnc", name, "--proxy-only"}, pw)
+		done <- virtctl.Main(context.Background(), []string{"--kubeconfig", kubeconfig, "-n", ns, "vnc", name, "--proxy-only"}, pw)
 		pw.Close()
 	}()
 	var printed struct{ Port int }

@@ -3,10 +3,11 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,8 +22,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
 func testGuestVM(name string, strategy kubevirtv1.VirtualMachineRunStrategy) *kubevirtv1.VirtualMachine {
@@ -36,95 +36,116 @@ func testGuestVM(name string, strategy kubevirtv1.VirtualMachineRunStrategy) *ku
 	}
 }
 
-func vmStatus(key types.NamespacedName) kubevirtv1.VirtualMachinePrintableStatus {
+func vmStatus(c crclient.Client, key types.NamespacedName) kubevirtv1.VirtualMachinePrintableStatus {
 	vm := &kubevirtv1.VirtualMachine{}
-	if err := env.admin.Get(context.Background(), key, vm); err != nil {
+	if err := c.Get(context.Background(), key, vm); err != nil {
 		return ""
 	}
 	return vm.Status.PrintableStatus
 }
 
-func runningVMI(t *testing.T, key types.NamespacedName) *kubevirtv1.VirtualMachineInstance {
+func runningVMI(t *testing.T, c crclient.Client, key types.NamespacedName) *kubevirtv1.VirtualMachineInstance {
 	t.Helper()
 	v := &kubevirtv1.VirtualMachineInstance{}
 	require.Eventually(t, func() bool {
-		return env.admin.Get(context.Background(), key, v) == nil && v.Status.Phase == kubevirtv1.Running && v.DeletionTimestamp == nil
+		return c.Get(context.Background(), key, v) == nil && v.Status.Phase == kubevirtv1.Running && v.DeletionTimestamp == nil
 	}, 3*time.Minute, 200*time.Millisecond, "VMI %s never ran", key)
 	return v
 }
 
-// TestRerunOnFailureRestartsAKilledLauncher kills a VM's launcher the hard
-// way; the VMI fails and the VM starts a new one.
+// TestRerunOnFailureRestartsAKilledLauncher kills a VM's launcher in its
+// pod the hard way; the pod and the VMI fail and the VM starts a new one.
 func TestRerunOnFailureRestartsAKilledLauncher(t *testing.T) {
-	node := nodeConfig(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	n := onNode(t)
 	ctx := context.Background()
 	vm := testGuestVM("vmrerun", kubevirtv1.RunStrategyRerunOnFailure)
-	require.NoError(t, env.admin.Create(ctx, vm))
-	defer deleteVM(t, vm)
+	vm.Namespace = n.namespace(t)
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
 	key := crclient.ObjectKeyFromObject(vm)
-	first := runningVMI(t, key)
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
+	first := runningVMI(t, n.c, key)
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
 
-	pid := launcherPIDOf(t, node, first)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.NoError(t, syscall.Kill(launcherPID(t, launcherPodOf(t, n.c, first)), syscall.SIGKILL))
 
 	require.Eventually(t, func() bool {
 		v := &kubevirtv1.VirtualMachineInstance{}
-		return env.admin.Get(ctx, key, v) == nil && v.UID != first.UID && v.Status.Phase == kubevirtv1.Running
+		return n.c.Get(ctx, key, v) == nil && v.UID != first.UID && v.Status.Phase == kubevirtv1.Running
 	}, 3*time.Minute, 200*time.Millisecond, "a new VMI was not started after the launcher was killed")
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
-	out, _ := exec.Command("pgrep", "-c", "-f", "guest=default_vmrerun").Output()
-	require.Equal(t, "1", strings.TrimSpace(string(out)), "the killed launcher's qemu was reaped; only the new guest runs")
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
+	require.Eventually(t, func() bool {
+		out, _ := exec.Command("pgrep", "-c", "-f", "guest="+vm.Namespace+"_vmrerun").Output()
+		return strings.TrimSpace(string(out)) == "1"
+	}, 30*time.Second, 200*time.Millisecond, "the killed launcher's qemu went with its pod; only the new guest runs")
 }
 
 // TestHaltedAndAlwaysStopAndStartTheVM flips the run strategy.
 func TestHaltedAndAlwaysStopAndStartTheVM(t *testing.T) {
-	node := nodeConfig(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, Nodes: []handler.Config{node}})
+	n := onNode(t)
 	ctx := context.Background()
 	vm := testGuestVM("vmflip", kubevirtv1.RunStrategyHalted)
-	require.NoError(t, env.admin.Create(ctx, vm))
-	defer deleteVM(t, vm)
+	vm.Namespace = n.namespace(t)
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
 	key := crclient.ObjectKeyFromObject(vm)
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped }, time.Minute, 200*time.Millisecond)
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusStopped }, time.Minute, 200*time.Millisecond)
 
-	setStrategy(t, key, kubevirtv1.RunStrategyAlways)
-	runningVMI(t, key)
-	require.Eventually(t, func() bool { return vmStatus(key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
+	setStrategy(t, n.c, key, kubevirtv1.RunStrategyAlways)
+	runningVMI(t, n.c, key)
+	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
 
-	setStrategy(t, key, kubevirtv1.RunStrategyHalted)
+	setStrategy(t, n.c, key, kubevirtv1.RunStrategyHalted)
 	require.Eventually(t, func() bool {
-		return apierrors.IsNotFound(env.admin.Get(ctx, key, &kubevirtv1.VirtualMachineInstance{})) && vmStatus(key) == kubevirtv1.VirtualMachineStatusStopped
+		return apierrors.IsNotFound(n.c.Get(ctx, key, &kubevirtv1.VirtualMachineInstance{})) && vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusStopped
 	}, 2*time.Minute, 200*time.Millisecond, "the VM did not stop")
 }
 
-func setStrategy(t *testing.T, key types.NamespacedName, s kubevirtv1.VirtualMachineRunStrategy) {
+func setStrategy(t *testing.T, c crclient.Client, key types.NamespacedName, s kubevirtv1.VirtualMachineRunStrategy) {
 	vm := &kubevirtv1.VirtualMachine{}
-	require.NoError(t, env.admin.Get(context.Background(), key, vm))
+	require.NoError(t, c.Get(context.Background(), key, vm))
 	patch := crclient.MergeFrom(vm.DeepCopy())
 	vm.Spec.RunStrategy = &s
-	require.NoError(t, env.admin.Patch(context.Background(), vm, patch))
+	require.NoError(t, c.Patch(context.Background(), vm, patch))
 }
 
-func deleteVM(t *testing.T, vm *kubevirtv1.VirtualMachine) {
+func deleteVM(t *testing.T, c crclient.Client, vm *kubevirtv1.VirtualMachine) {
 	ctx := context.Background()
-	_ = env.admin.Delete(ctx, vm, crclient.PropagationPolicy(metav1.DeletePropagationForeground))
+	_ = c.Delete(ctx, vm, crclient.PropagationPolicy(metav1.DeletePropagationForeground))
 	require.Eventually(t, func() bool {
 		pods := &corev1.PodList{}
-		_ = env.admin.List(ctx, pods, crclient.InNamespace(vm.Namespace))
-		return apierrors.IsNotFound(env.admin.Get(ctx, crclient.ObjectKeyFromObject(vm), &kubevirtv1.VirtualMachine{})) && len(pods.Items) == 0
+		_ = c.List(ctx, pods, crclient.InNamespace(vm.Namespace))
+		return apierrors.IsNotFound(c.Get(ctx, crclient.ObjectKeyFromObject(vm), &kubevirtv1.VirtualMachine{})) && len(pods.Items) == 0
 	}, 2*time.Minute, 200*time.Millisecond, "VM %s and its pods were not removed", vm.Name)
 }
 
-func launcherPIDOf(t *testing.T, node handler.Config, v *kubevirtv1.VirtualMachineInstance) int {
+// launcherPodOf is the launcher pod of a VMI.
+func launcherPodOf(t *testing.T, c crclient.Client, v *kubevirtv1.VirtualMachineInstance) corev1.Pod {
 	pods := &corev1.PodList{}
-	require.NoError(t, env.admin.List(context.Background(), pods, crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}))
+	require.NoError(t, c.List(context.Background(), pods, crclient.InNamespace(v.Namespace), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}))
 	require.Len(t, pods.Items, 1)
-	data, err := os.ReadFile(filepath.Join(node.Dir, pods.Items[0].Namespace+"_"+pods.Items[0].Name, "launcher.pid"))
-	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	require.NoError(t, err)
-	require.Greater(t, pid, 1, "a launcher pid, never a process group")
-	return pid
+	return pods.Items[0]
+}
+
+// launcherPID finds the virt-launcher process of a pod on the node: the
+// container runtime sets HOSTNAME to the pod's name in its environment.
+func launcherPID(t *testing.T, pod corev1.Pod) int {
+	var found int
+	require.Eventually(t, func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			environ = append([]byte{0}, environ...)
+			if strings.HasPrefix(string(cmdline), launcherpod.Command[0]+"\x00") && bytes.Contains(environ, []byte("\x00HOSTNAME="+pod.Name+"\x00")) {
+				found = pid
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 200*time.Millisecond, "no virt-launcher process of pod %s", pod.Name)
+	return found
 }
