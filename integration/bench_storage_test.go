@@ -28,11 +28,14 @@ func (b *bencher) benchImage(dir string) (raw, qcow2 string) {
 	return raw, qcow2
 }
 
+// space is the harness's default namespace.
+func (b *bencher) space() *space { return &space{t: b.t, c: b.client, ns: "default"} }
+
 // timeDV creates dv and measures until it is Succeeded.
 func (b *bencher) timeDV(dv *cdiv1.DataVolume) time.Duration {
 	start := time.Now()
 	require.NoError(b.t, b.client.Create(context.Background(), dv))
-	waitDVPhase(b.t, dv.Name, cdiv1.Succeeded, 5*time.Minute)
+	b.space().waitDVPhase(dv.Name, cdiv1.Succeeded, 5*time.Minute)
 	return time.Since(start)
 }
 
@@ -41,9 +44,9 @@ func (b *bencher) timeDV(dv *cdiv1.DataVolume) time.Duration {
 func (b *bencher) dvImportRow(dir, qcow2 string) benchRow {
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
-	took := b.timeDV(importDV("bench-import", srv.URL+"/"+filepath.Base(qcow2), "1Gi", true))
-	defer deleteDV(b.t, "bench-import")
-	mode := storage.CacheModeFor(filepath.Dir(diskOf(b.t, "bench-import")))
+	took := b.timeDV(b.space().importDV("bench-import", srv.URL+"/"+filepath.Base(qcow2), "1Gi", true))
+	defer b.space().deleteDV("bench-import")
+	mode := storage.CacheModeFor(filepath.Dir(b.space().diskOf("bench-import")))
 	base := time.Now()
 	runTool(b.t, "curl", "-sf", "-o", filepath.Join(dir, "dl.qcow2"), srv.URL+"/"+filepath.Base(qcow2))
 	runTool(b.t, "qemu-img", "convert", "-t", mode, "-f", "qcow2", "-O", "raw", filepath.Join(dir, "dl.qcow2"), filepath.Join(dir, "base.img"))
@@ -60,17 +63,17 @@ func (b *bencher) dvImportRow(dir, qcow2 string) benchRow {
 // writes it to a file.
 func (b *bencher) uploadRow(dir, raw, proxy string) benchRow {
 	start := time.Now()
-	require.NoError(b.t, b.client.Create(context.Background(), uploadDV("bench-upload", "1Gi")))
-	defer deleteDV(b.t, "bench-upload")
-	waitDVPhase(b.t, "bench-upload", cdiv1.UploadReady, time.Minute)
+	require.NoError(b.t, b.client.Create(context.Background(), b.space().uploadDV("bench-upload", "1Gi")))
+	defer b.space().deleteDV("bench-upload")
+	b.space().waitDVPhase("bench-upload", cdiv1.UploadReady, time.Minute)
 	data, err := os.Open(raw)
 	require.NoError(b.t, err)
 	defer data.Close()
 	st, err := data.Stat()
 	require.NoError(b.t, err)
-	code, msg := postUploadFrom(b.t, proxy, uploadToken(b.t, "bench-upload"), data, st.Size())
+	code, msg := postUploadFrom(b.t, proxy, uploadToken(b.t, env.cp.RESTConfig(), "default", "bench-upload"), data, st.Size())
 	require.Equal(b.t, http.StatusOK, code, msg)
-	waitDVPhase(b.t, "bench-upload", cdiv1.Succeeded, time.Minute)
+	b.space().waitDVPhase("bench-upload", cdiv1.Succeeded, time.Minute)
 	took := time.Since(start)
 
 	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -94,12 +97,12 @@ func (b *bencher) uploadRow(dir, raw, proxy string) benchRow {
 // cloneRow clones the imported disk into a new DataVolume against
 // cp --sparse=always of the same file.
 func (b *bencher) cloneRow(dir string) benchRow {
-	dv := importDV("bench-clone", "", "1Gi", false)
+	dv := b.space().importDV("bench-clone", "", "1Gi", false)
 	dv.Spec.Source = &cdiv1.DataVolumeSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: "default", Name: "bench-source"}}
 	took := b.timeDV(dv)
-	defer deleteDV(b.t, "bench-clone")
+	defer b.space().deleteDV("bench-clone")
 	base := time.Now()
-	runTool(b.t, "cp", "--sparse=always", diskOf(b.t, "bench-source"), filepath.Join(dir, "cp.img"))
+	runTool(b.t, "cp", "--sparse=always", b.space().diskOf("bench-source"), filepath.Join(dir, "cp.img"))
 	baseline := time.Since(base)
 	return benchRow{
 		name: "clone 1 GiB disk (256 MiB data) on hostpath",
@@ -116,7 +119,7 @@ func (b *bencher) storageRows(proxy string) []benchRow {
 	rows := []benchRow{b.importRow(dir, qcow2), b.dvImportRow(dir, qcow2)}
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
-	b.timeDV(importDV("bench-source", srv.URL+"/src.qcow2", "1Gi", true))
-	defer deleteDV(b.t, "bench-source")
+	b.timeDV(b.space().importDV("bench-source", srv.URL+"/src.qcow2", "1Gi", true))
+	defer b.space().deleteDV("bench-source")
 	return append(rows, b.uploadRow(dir, raw, proxy), b.cloneRow(dir))
 }

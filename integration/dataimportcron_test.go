@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,8 +29,6 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
-	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/node/handler"
 )
 
 // serveWithETag serves dir with an ETag of each file's sha256, so a
@@ -45,7 +44,7 @@ func serveWithETag(t *testing.T, dir string) string {
 	cache := map[string]version{}
 	sums := map[string]string{}
 	files := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := filepath.Join(dir, filepath.Clean(r.URL.Path))
 		if st, err := os.Stat(path); err == nil {
 			mu.Lock()
@@ -64,14 +63,19 @@ func serveWithETag(t *testing.T, dir string) string {
 		}
 		files.ServeHTTP(w, r)
 	}))
+	srv.Listener.Close()
+	l, err := net.Listen("tcp", net.JoinHostPort(hostForPods(), "0"))
+	require.NoError(t, err)
+	srv.Listener = l
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
-func goldenCron(url string) *cdiv1.DataImportCron {
+func goldenCron(ns, url string) *cdiv1.DataImportCron {
 	none := cdiv1.DataImportCronRetainNone
 	return &cdiv1.DataImportCron{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "golden-cron"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "golden-cron"},
 		Spec: cdiv1.DataImportCronSpec{
 			Schedule: "*/1 * * * *", ManagedDataSource: "golden", ImportsToKeep: ptr.To(int32(3)), RetentionPolicy: &none,
 			Template: cdiv1.DataVolume{Spec: cdiv1.DataVolumeSpec{
@@ -87,12 +91,13 @@ func goldenCron(url string) *cdiv1.DataImportCron {
 
 // waitServed waits until the DataSource is Ready on a Succeeded
 // DataVolume other than previous, and returns that DataVolume's name.
-func waitServed(t *testing.T, dataSource, previous string) string {
+func (s *space) waitServed(dataSource, previous string) string {
+	t := s.t
 	t.Helper()
 	served := ""
 	require.Eventually(t, func() bool {
 		ds := &cdiv1.DataSource{}
-		if err := env.admin.Get(context.Background(), types.NamespacedName{Namespace: "default", Name: dataSource}, ds); err != nil {
+		if err := s.c.Get(context.Background(), s.key(dataSource), ds); err != nil {
 			return false
 		}
 		pvc := ds.Spec.Source.PVC
@@ -100,23 +105,23 @@ func waitServed(t *testing.T, dataSource, previous string) string {
 			return false
 		}
 		served = pvc.Name
-		return getDV(t, served).Status.Phase == cdiv1.Succeeded
+		return s.getDV(served).Status.Phase == cdiv1.Succeeded
 	}, 3*time.Minute, 500*time.Millisecond, "DataSource %s never served a new import after %q", dataSource, previous)
 	return served
 }
 
 // pollThatImported finds the schedule's poll run that imported dv.
-func pollThatImported(t *testing.T, scheduleID, dv string) string {
+func pollThatImported(t *testing.T, tc client.Client, scheduleID, dv string) string {
 	t.Helper()
 	ctx := context.Background()
-	desc, err := env.tc.ScheduleClient().GetHandle(ctx, scheduleID).Describe(ctx)
+	desc, err := tc.ScheduleClient().GetHandle(ctx, scheduleID).Describe(ctx)
 	require.NoError(t, err)
 	for i := len(desc.Info.RecentActions) - 1; i >= 0; i-- {
 		run := desc.Info.RecentActions[i].StartWorkflowResult
 		if run == nil {
 			continue
 		}
-		d, err := env.tc.DescribeWorkflowExecution(ctx, run.WorkflowID, "")
+		d, err := tc.DescribeWorkflowExecution(ctx, run.WorkflowID, "")
 		require.NoError(t, err)
 		var p cdic.CronProgress
 		if payload := d.WorkflowExecutionInfo.GetMemo().GetFields()[cdic.ProgressMemoKey]; payload != nil {
@@ -135,40 +140,40 @@ func pollThatImported(t *testing.T, scheduleID, dv string) string {
 // import, reports UpToDate, and with retentionPolicy None takes its
 // imports and schedule along when deleted.
 func TestDataImportCronFollowsItsSource(t *testing.T) {
-	node := storageNode(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, Nodes: []handler.Config{node}})
+	n := onNode(t)
+	s := n.space(t)
 	images := testImages(t)
 	dir := t.TempDir()
 	golden := filepath.Join(dir, "golden.img")
 	require.NoError(t, copyFile(filepath.Join(images, "disk.qcow2"), golden))
 	url := serveWithETag(t, dir)
 	ctx := context.Background()
-	cron := goldenCron(url + "/golden.img")
-	require.NoError(t, env.admin.Create(ctx, cron))
-	defer deleteCron(t, cron)
+	cron := goldenCron(s.ns, url+"/golden.img")
+	require.NoError(t, s.c.Create(ctx, cron))
+	defer deleteCron(t, s.c, n.tc, cron)
 
-	first := waitServed(t, "golden", "")
-	require.Equal(t, referenceDigest(t, filepath.Join(images, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, first)))
+	first := s.waitServed("golden", "")
+	require.Equal(t, referenceDigest(t, filepath.Join(images, "disk.qcow2"), 64<<20), fileDigest(t, s.diskOf(first)))
 
 	// A new version of the file, in place, as an image mirror updates it.
 	require.NoError(t, copyFile(filepath.Join(images, "disk.raw"), golden+".new"))
 	require.NoError(t, os.Rename(golden+".new", golden))
 	scheduleID := cdic.CronScheduleID(string(cron.UID))
-	require.NoError(t, env.tc.ScheduleClient().GetHandle(ctx, scheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}))
+	require.NoError(t, n.tc.ScheduleClient().GetHandle(ctx, scheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}))
 
-	second := waitServed(t, "golden", first)
-	require.Equal(t, referenceDigest(t, filepath.Join(images, "disk.raw"), 64<<20), fileDigest(t, diskOf(t, second)))
-	require.Equal(t, cdiv1.Succeeded, getDV(t, first).Status.Phase, "with importsToKeep 3 the previous import stays")
+	second := s.waitServed("golden", first)
+	require.Equal(t, referenceDigest(t, filepath.Join(images, "disk.raw"), 64<<20), fileDigest(t, s.diskOf(second)))
+	require.Equal(t, cdiv1.Succeeded, s.getDV(first).Status.Phase, "with importsToKeep 3 the previous import stays")
 	require.Eventually(t, func() bool {
 		got := &cdiv1.DataImportCron{}
-		require.NoError(t, env.admin.Get(ctx, crclient.ObjectKeyFromObject(cron), got))
+		require.NoError(t, s.c.Get(ctx, crclient.ObjectKeyFromObject(cron), got))
 		up := cronCondition(got, cdiv1.DataImportCronUpToDate)
 		return up.Status == corev1.ConditionTrue && up.Reason == "UpToDate" &&
 			len(got.Status.CurrentImports) == 1 && got.Status.CurrentImports[0].DataVolumeName == second &&
 			got.Status.LastImportedPVC != nil && got.Status.LastImportedPVC.Name == second &&
 			got.Status.LastExecutionTimestamp != nil && got.Status.LastImportTimestamp != nil
 	}, time.Minute, 500*time.Millisecond, "the cron reports the second import up to date")
-	recordHistory(t, "workflows/cdi/testdata/cron_completed.json", pollThatImported(t, scheduleID, second))
+	recordHistory(t, n.tc, "workflows/cdi/testdata/cron_completed.json", pollThatImported(t, n.tc, scheduleID, second))
 }
 
 func cronCondition(c *cdiv1.DataImportCron, typ cdiv1.DataImportCronConditionType) cdiv1.DataImportCronCondition {
@@ -182,17 +187,17 @@ func cronCondition(c *cdiv1.DataImportCron, typ cdiv1.DataImportCronConditionTyp
 
 // deleteCron deletes the cron and checks that retentionPolicy None took
 // its DataVolumes, its DataSource and its schedule along.
-func deleteCron(t *testing.T, cron *cdiv1.DataImportCron) {
+func deleteCron(t *testing.T, c crclient.Client, tc client.Client, cron *cdiv1.DataImportCron) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, crclient.IgnoreNotFound(env.admin.Delete(ctx, cron)))
+	require.NoError(t, crclient.IgnoreNotFound(c.Delete(ctx, cron)))
 	require.Eventually(t, func() bool {
-		err := env.admin.Get(ctx, crclient.ObjectKeyFromObject(cron), &cdiv1.DataImportCron{})
+		err := c.Get(ctx, crclient.ObjectKeyFromObject(cron), &cdiv1.DataImportCron{})
 		dvs := &cdiv1.DataVolumeList{}
-		require.NoError(t, env.admin.List(ctx, dvs, crclient.InNamespace(cron.Namespace), crclient.MatchingLabels{cdic.LabelDataImportCron: cron.Name}))
-		dsErr := env.admin.Get(ctx, types.NamespacedName{Namespace: cron.Namespace, Name: cron.Spec.ManagedDataSource}, &cdiv1.DataSource{})
+		require.NoError(t, c.List(ctx, dvs, crclient.InNamespace(cron.Namespace), crclient.MatchingLabels{cdic.LabelDataImportCron: cron.Name}))
+		dsErr := c.Get(ctx, types.NamespacedName{Namespace: cron.Namespace, Name: cron.Spec.ManagedDataSource}, &cdiv1.DataSource{})
 		return apierrors.IsNotFound(err) && len(dvs.Items) == 0 && apierrors.IsNotFound(dsErr)
 	}, 2*time.Minute, 500*time.Millisecond, "DataImportCron %s and its imports were never removed", cron.Name)
-	_, err := env.tc.ScheduleClient().GetHandle(ctx, cdic.CronScheduleID(string(cron.UID))).Describe(ctx)
+	_, err := tc.ScheduleClient().GetHandle(ctx, cdic.CronScheduleID(string(cron.UID))).Describe(ctx)
 	require.Error(t, err, "the schedule is gone")
 }

@@ -29,8 +29,6 @@ import (
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
-	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/node/handler"
 )
 
 // pushContainerDisk pushes an image holding file as /disk/disk.img to a
@@ -59,27 +57,25 @@ func pushContainerDisk(t *testing.T, srv *httptest.Server, file string) string {
 // A registry source (a containerDisk image in a registry with its own CA)
 // imports the disk under /disk/ as qemu-img would convert it.
 func TestDataVolumeImportsFromARegistry(t *testing.T) {
-	node := storageNode(t)
-	services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, Nodes: []handler.Config{node}})
-	reg := httptest.NewUnstartedServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	reg.StartTLS()
-	defer reg.Close()
+	n := onNode(t)
+	s := n.space(t)
+	reg := tlsServer(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	dir := testImages(t)
 	gz := filepath.Join(dir, "image-b")
 	url := pushContainerDisk(t, reg, gz)
 	ctx := context.Background()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: reg.Certificate().Raw})
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "registry-ca"}, Data: map[string]string{"ca.pem": string(ca)}}
-	require.NoError(t, env.admin.Create(ctx, cm))
-	defer env.admin.Delete(ctx, cm)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "registry-ca"}, Data: map[string]string{"ca.pem": string(ca)}}
+	require.NoError(t, s.c.Create(ctx, cm))
+	defer s.c.Delete(ctx, cm)
 
-	dv := importDV("dv-registry", "", "64Mi", true)
+	dv := s.importDV("dv-registry", "", "64Mi", true)
 	dv.Spec.Source = &cdiv1.DataVolumeSource{Registry: &cdiv1.DataVolumeSourceRegistry{URL: &url, CertConfigMap: ptr.To("registry-ca")}}
-	require.NoError(t, env.admin.Create(ctx, dv))
-	defer deleteDV(t, "dv-registry")
-	waitDVPhase(t, "dv-registry", cdiv1.Succeeded, 2*time.Minute)
-	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, diskOf(t, "dv-registry")),
+	require.NoError(t, s.c.Create(ctx, dv))
+	defer s.deleteDV("dv-registry")
+	s.waitDVPhase("dv-registry", cdiv1.Succeeded, 2*time.Minute)
+	require.Equal(t, referenceDigest(t, filepath.Join(dir, "disk.qcow2"), 64<<20), fileDigest(t, s.diskOf("dv-registry")),
 		"the gzipped qcow2 in the image landed as its raw content")
-	out, _ := exec.Command("ls", "-A", filepath.Dir(diskOf(t, "dv-registry"))).Output()
+	out, _ := exec.Command("ls", "-A", filepath.Dir(s.diskOf("dv-registry"))).Output()
 	require.Equal(t, "disk.img", strings.TrimSpace(string(out)), "the pulled layer file was removed")
 }

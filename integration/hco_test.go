@@ -109,7 +109,7 @@ func TestInstallCreatesComponentsWithDefaultsAndBecomesAvailable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
 	require.Equal(t, "hco.InstallHyperConverged", desc.WorkflowExecutionInfo.Type.Name)
-	recordHistory(t, "workflows/hco/testdata/install_completed.json", hcoc.InstallWorkflowID(string(created.UID)))
+	recordHistory(t, env.tc, "workflows/hco/testdata/install_completed.json", hcoc.InstallWorkflowID(string(created.UID)))
 }
 
 func conditionsOf(kv *kubevirtv1.KubeVirt) []metav1.Condition {
@@ -160,5 +160,5 @@ func TestDeletingHyperConvergedRemovesComponents(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
 	require.Equal(t, 1, activityCount(t, id, hcoc.DeleteComponentsName))
-	recordHistory(t, "workflows/hco/testdata/uninstall_completed.json", id)
+	recordHistory(t, env.tc, "workflows/hco/testdata/uninstall_completed.json", id)
 }

@@ -12,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/client"
 )
 
 // recordEnv, when set, makes the tests write the histories the replay
@@ -23,7 +24,7 @@ const recordEnv = "VIRTFLOW_RECORD_HISTORIES"
 // repository root) when recordEnv is set and the file does not exist: a
 // recorded history is kept, and a run of changed workflow code is recorded
 // beside it under a name of its own, so both keep replaying.
-func recordHistory(t *testing.T, file, workflowID string) {
+func recordHistory(t *testing.T, tc client.Client, file, workflowID string) {
 	if os.Getenv(recordEnv) == "" {
 		return
 	}
@@ -32,7 +33,7 @@ func recordHistory(t *testing.T, file, workflowID string) {
 		return
 	}
 	hist := &historypb.History{}
-	it := env.tc.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := tc.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)

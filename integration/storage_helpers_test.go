@@ -4,11 +4,19 @@ package integration
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +33,21 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
 )
 
 const testStorageClass = platform.HostpathStorageClass
+
+// hostForPods is the host's address as pods see it: the node's bridge
+// once the shared node runs, loopback for the in-process harness.
+func hostForPods() string {
+	if nodeRun != nil {
+		return platform.NodeBridge.Address.Addr().String()
+	}
+	return "127.0.0.1"
+}
 
 // hostpathStorage creates the HostPathProvisioner (one pool) and its
 // WaitForFirstConsumer StorageClass, as virtflow up does.
@@ -67,11 +85,13 @@ func (s *imageServer) throttle(n int) {
 	time.Sleep(time.Until(until))
 }
 
+// serveImages serves dir where importers reach it: on the node's bridge,
+// which the shared node's pods reach, when that node runs.
 func serveImages(t *testing.T, dir string) *imageServer {
 	t.Helper()
 	s := &imageServer{}
 	files := http.FileServer(http.Dir(dir))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(hostForPods(), "0"))
 	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		files.ServeHTTP(&meteredWriter{ResponseWriter: w, s: s}, r)
@@ -93,11 +113,35 @@ func (m *meteredWriter) Write(p []byte) (int, error) {
 	return m.ResponseWriter.Write(p)
 }
 
+// space is a namespace that one test works in, with a client of its
+// cluster.
+type space struct {
+	t  *testing.T
+	c  crclient.Client
+	ns string
+}
+
+// space gives a test a namespace of its own on the shared node.
+func (u *upRun) space(t *testing.T) *space {
+	return &space{t: t, c: u.c, ns: u.namespace(t)}
+}
+
+// create creates obj in the space's cluster.
+func (s *space) create(obj crclient.Object) {
+	s.t.Helper()
+	require.NoError(s.t, s.c.Create(context.Background(), obj))
+}
+
+// key names an object of the space.
+func (s *space) key(name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: s.ns, Name: name}
+}
+
 // importDV is a DataVolume importing url into a claim of the test class;
 // immediate asks for binding without waiting for a consumer.
-func importDV(name, url, size string, immediate bool) *cdiv1.DataVolume {
+func (s *space) importDV(name, url, size string, immediate bool) *cdiv1.DataVolume {
 	dv := &cdiv1.DataVolume{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Annotations: map[string]string{}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: name, Annotations: map[string]string{}},
 		Spec: cdiv1.DataVolumeSpec{
 			Source: &cdiv1.DataVolumeSource{HTTP: &cdiv1.DataVolumeSourceHTTP{URL: url}},
 			Storage: &cdiv1.StorageSpec{
@@ -112,10 +156,10 @@ func importDV(name, url, size string, immediate bool) *cdiv1.DataVolume {
 	return dv
 }
 
-func getDV(t *testing.T, name string) *cdiv1.DataVolume {
-	t.Helper()
+func (s *space) getDV(name string) *cdiv1.DataVolume {
+	s.t.Helper()
 	dv := &cdiv1.DataVolume{}
-	require.NoError(t, env.admin.Get(context.Background(), types.NamespacedName{Namespace: "default", Name: name}, dv))
+	require.NoError(s.t, s.c.Get(context.Background(), s.key(name), dv))
 	return dv
 }
 
@@ -128,38 +172,37 @@ func dvCondition(dv *cdiv1.DataVolume, typ cdiv1.DataVolumeConditionType) cdiv1.
 	return cdiv1.DataVolumeCondition{}
 }
 
-func waitDVPhase(t *testing.T, name string, phase cdiv1.DataVolumePhase, timeout time.Duration) *cdiv1.DataVolume {
-	t.Helper()
+func (s *space) waitDVPhase(name string, phase cdiv1.DataVolumePhase, timeout time.Duration) *cdiv1.DataVolume {
+	s.t.Helper()
 	var dv *cdiv1.DataVolume
-	require.Eventually(t, func() bool {
-		dv = getDV(t, name)
+	require.Eventually(s.t, func() bool {
+		dv = s.getDV(name)
 		return dv.Status.Phase == phase
 	}, timeout, 200*time.Millisecond, "DataVolume %s never reached %s", name, phase)
 	return dv
 }
 
-// deleteDV deletes a DataVolume and waits until it and its volume are gone.
-func deleteDV(t *testing.T, name string) {
-	t.Helper()
+// deleteDV deletes a DataVolume and waits until it is gone.
+func (s *space) deleteDV(name string) {
+	s.t.Helper()
 	ctx := context.Background()
-	dv := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-	if err := env.admin.Delete(ctx, dv); apierrors.IsNotFound(err) {
+	dv := &cdiv1.DataVolume{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: name}}
+	if err := s.c.Delete(ctx, dv); apierrors.IsNotFound(err) {
 		return
 	}
-	require.Eventually(t, func() bool {
-		err := env.admin.Get(ctx, types.NamespacedName{Namespace: "default", Name: name}, &cdiv1.DataVolume{})
-		return apierrors.IsNotFound(err)
+	require.Eventually(s.t, func() bool {
+		return apierrors.IsNotFound(s.c.Get(ctx, s.key(name), &cdiv1.DataVolume{}))
 	}, time.Minute, 200*time.Millisecond, "DataVolume %s was never removed", name)
 }
 
 // diskOf is the disk image of a DataVolume's bound volume on the node.
-func diskOf(t *testing.T, name string) string {
-	t.Helper()
+func (s *space) diskOf(name string) string {
+	s.t.Helper()
 	ctx := context.Background()
 	pvc := &corev1.PersistentVolumeClaim{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: "default", Name: name}, pvc))
+	require.NoError(s.t, s.c.Get(ctx, s.key(name), pvc))
 	pv := &corev1.PersistentVolume{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Name: pvc.Spec.VolumeName}, pv))
+	require.NoError(s.t, s.c.Get(ctx, types.NamespacedName{Name: pvc.Spec.VolumeName}, pv))
 	return filepath.Join(pv.Spec.CSI.VolumeAttributes["path"], "disk.img")
 }
 
@@ -187,4 +230,29 @@ func fileDigest(t *testing.T, path string) string {
 	_, err = io.Copy(h, f)
 	require.NoError(t, err)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// tlsServer serves h over TLS where importers reach it (hostForPods), with
+// a certificate of its own naming that address; Certificate is its CA.
+func tlsServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "images"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP(hostForPods())}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener, err = net.Listen("tcp", net.JoinHostPort(hostForPods(), "0"))
+	require.NoError(t, err)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -221,6 +221,11 @@ func (u *upRun) namespace(t *testing.T) string {
 	if len(name) > 50 {
 		name = strings.Trim(name[:50], "-")
 	}
+	return u.namespaceNamed(t, name)
+}
+
+// namespaceNamed creates the named namespace for one test.
+func (u *upRun) namespaceNamed(t *testing.T, name string) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	require.NoError(t, u.c.Create(context.Background(), ns))
 	t.Cleanup(func() { _ = u.c.Delete(context.Background(), ns) })

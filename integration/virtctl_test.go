@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,12 +20,6 @@ import (
 
 	"github.com/virtflow/virtflow/virtctl"
 )
-
-func runVirtctl(args ...string) (string, error) {
-	var out bytes.Buffer
-	err := virtctl.Main(context.Background(), append([]string{"--kubeconfig", env.cp.KubeconfigPath(), "-n", "default"}, args...), &out)
-	return out.String(), err
-}
 
 func vmiPaused(c crclient.Client, key types.NamespacedName) bool {
 	v := &kubevirtv1.VirtualMachineInstance{}

@@ -66,7 +66,7 @@ func TestRerunOnFailureRestartsAKilledLauncher(t *testing.T) {
 	first := runningVMI(t, n.c, key)
 	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusRunning }, time.Minute, 200*time.Millisecond)
 
-	require.NoError(t, syscall.Kill(launcherPID(t, launcherPodOf(t, n.c, first)), syscall.SIGKILL))
+	require.NoError(t, syscall.Kill(podProcess(t, launcherPodOf(t, n.c, first), launcherpod.Command), syscall.SIGKILL))
 
 	require.Eventually(t, func() bool {
 		v := &kubevirtv1.VirtualMachineInstance{}
@@ -126,9 +126,10 @@ func launcherPodOf(t *testing.T, c crclient.Client, v *kubevirtv1.VirtualMachine
 	return pods.Items[0]
 }
 
-// launcherPID finds the virt-launcher process of a pod on the node: the
-// container runtime sets HOSTNAME to the pod's name in its environment.
-func launcherPID(t *testing.T, pod corev1.Pod) int {
+// podProcess finds the process of a pod on the node that runs command:
+// the container runtime sets HOSTNAME to the pod's name in its environment.
+func podProcess(t *testing.T, pod corev1.Pod, command []string) int {
+	prefix := []byte(strings.Join(command, "\x00") + "\x00")
 	var found int
 	require.Eventually(t, func() bool {
 		entries, _ := os.ReadDir("/proc")
@@ -140,12 +141,12 @@ func launcherPID(t *testing.T, pod corev1.Pod) int {
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 			environ = append([]byte{0}, environ...)
-			if strings.HasPrefix(string(cmdline), launcherpod.Command[0]+"\x00") && bytes.Contains(environ, []byte("\x00HOSTNAME="+pod.Name+"\x00")) {
+			if bytes.HasPrefix(cmdline, prefix) && bytes.Contains(environ, []byte("\x00HOSTNAME="+pod.Name+"\x00")) {
 				found = pid
 				return true
 			}
 		}
 		return false
-	}, 30*time.Second, 200*time.Millisecond, "no virt-launcher process of pod %s", pod.Name)
+	}, 30*time.Second, 200*time.Millisecond, "no process %v in pod %s", command, pod.Name)
 	return found
 }

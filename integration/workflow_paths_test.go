@@ -191,7 +191,7 @@ func runPath(t *testing.T, i int, run pathRun) {
 	for _, a := range run.ran {
 		require.Positive(t, activityCount(t, id, a), "%s ran", a)
 	}
-	recordHistory(t, run.file, id)
+	recordHistory(t, env.tc, run.file, id)
 }
 
 // waitScheduled waits until an activity of the type has been scheduled,

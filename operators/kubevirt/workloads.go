@@ -68,6 +68,10 @@ func (in Install) controller(ns string) *appsv1.Deployment {
 	return component.Deployment(ns, "virt-controller", "kubevirt-controller", labels("virt-controller"), selector("virt-controller"), c)
 }
 
+// HandlerScratchVolume is virt-handler's /tmp, where imports keep their
+// scratch files.
+const HandlerScratchVolume = "scratch"
+
 func (in Install) handler(ns string) *appsv1.DaemonSet {
 	l := labels("virt-handler")
 	args := []string{"--kubelet-root=" + in.KubeletRoot, "--node-dir=" + in.NodeDir, "--temporal-address=" + in.TemporalAddress}
@@ -86,6 +90,10 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 		// kubelet and the launchers read.
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: v.HostPath.Path})
 	}
+	// Imports keep their scratch files in /tmp; on a volume of the pod
+	// they survive a restart of the container and do not grow its layer.
+	vols = append(vols, corev1.Volume{Name: HandlerScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: HandlerScratchVolume, MountPath: "/tmp"})
 	return &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "virt-handler", Labels: l},

@@ -46,9 +46,12 @@ func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *test
 		mounts[m.Name] = m.MountPath
 	}
 	for _, v := range pod.Volumes {
-		require.Equal(t, v.HostPath.Path, mounts[v.Name], "volume %s is not mounted where it is on the node", v.Name)
+		if v.HostPath != nil {
+			require.Equal(t, v.HostPath.Path, mounts[v.Name], "volume %s is not mounted where it is on the node", v.Name)
+		}
 	}
 	require.Contains(t, mounts, "kubelet-root")
+	require.Equal(t, "/tmp", mounts[HandlerScratchVolume], "scratch files survive a restart of the container")
 	env := map[string]string{}
 	for _, e := range c.Env {
 		if e.ValueFrom != nil {
