@@ -20,7 +20,10 @@ const (
 // Placeholders of the embedded overlay that `virtflow up` fills in, as a
 // user would with `kustomize edit`.
 const (
-	ComponentsTag       = "COMPONENTS_TAG"
+	ComponentsTag = "COMPONENTS_TAG"
+	// CLIDownloadsTag tags virtflow.local/virtctl-downloads, the components
+	// image with the virtctl builds cli-download serves.
+	CLIDownloadsTag     = "CLI_DOWNLOADS_TAG"
 	TemporalAddress     = "TEMPORAL_ADDRESS"
 	KubeletRoot         = "KUBELET_ROOT"
 	NodeDir             = "NODE_DIR"

@@ -24,12 +24,13 @@ func worker(t *testing.T, out []byte) appsv1.Deployment {
 
 func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal(t *testing.T) {
 	out, err := Overlay(EmbeddedOverlay, map[string]string{
-		ComponentsTag: "0123abcd", TemporalAddress: "10.244.0.1:7233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
+		ComponentsTag: "0123abcd", CLIDownloadsTag: "0123abcd-beef", TemporalAddress: "10.244.0.1:7233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
 		HostRoot: "/data/host", CSIProvisionerImage: "virtflow.local/csi-provisioner:v5.3.0", DomainType: `""`,
 	})
 	require.NoError(t, err)
 	for _, want := range []string{"kubelet-root: /data/kubelet", "node-dir: /data/nodes", "host-root: /data/host",
-		"csi-provisioner-image: virtflow.local/csi-provisioner:v5.3.0", `domain-type: ""`, "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator"} {
+		"csi-provisioner-image: virtflow.local/csi-provisioner:v5.3.0", `domain-type: ""`, "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator",
+		"image: virtflow.local/virtctl-downloads:0123abcd-beef\n        imagePullPolicy: IfNotPresent\n        name: server"} {
 		require.Contains(t, string(out), want)
 	}
 	d := worker(t, out)
@@ -48,6 +49,7 @@ func TestClusterOverlayNamesARegistryImageAndAnExternalTemporal(t *testing.T) {
 		"the base installs the CRDs")
 	require.NotContains(t, string(out), "address: "+TemporalAddress)
 	require.NotContains(t, string(out), ":"+ComponentsTag)
+	require.Contains(t, string(out), "image: quay.io/virtflow/virtctl-downloads:v0.1.0")
 }
 
 func TestRBACManifestsLeaveTheKustomizationOut(t *testing.T) {

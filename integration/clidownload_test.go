@@ -7,6 +7,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,21 +18,23 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/operators/clidownload"
 )
 
-// TestCLIDownloadServesRunnableVirtctlBuilds cross-builds virtctl with the
-// project's script, serves it as hco's cli-download does, downloads every
-// platform's archive and runs the linux/amd64 one.
+// TestCLIDownloadServesRunnableVirtctlBuilds downloads every platform's
+// virtctl archive from hco's cli-download pod, through its Service, and
+// runs the linux/amd64 one.
 func TestCLIDownloadServesRunnableVirtctlBuilds(t *testing.T) {
-	out, err := exec.Command("../hack/virtctl-builds.sh").Output()
-	require.NoError(t, err)
-	s := services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true, SkipWorker: true, SkipVirtController: true,
-		CLIDownloads: strings.TrimSpace(string(out))})
-	base := s.CLIDownloadsURL()
-	require.NotEmpty(t, base)
+	n := onNode(t)
+	pod := labelledPods(t, n.c, "name", platform.CLIDownloadService)[platform.CLIDownloadService]
+	require.True(t, strings.HasPrefix(pod.Spec.Containers[0].Image, platform.CLIDownloadsRepository+":"), pod.Spec.Containers[0].Image)
+	svc := &corev1.Service{}
+	require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKey{Namespace: platform.Namespace, Name: platform.CLIDownloadService}, svc))
+	base := fmt.Sprintf("http://%s:8080", svc.Spec.ClusterIP)
 
 	magic := map[string]string{"linux": "\x7fELF", "mac": "\xcf\xfa\xed\xfe", "windows": "MZ"}
 	for _, p := range clidownload.Platforms {

@@ -27,8 +27,10 @@ func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
 	image := pod.Spec.Containers[0].Image
 	require.True(t, strings.HasPrefix(image, platform.ComponentsRepository+":"), image)
 	require.True(t, *pod.Spec.Containers[0].SecurityContext.RunAsNonRoot)
-	for name, op := range labelledPods(t, c, "name", append([]string{"hco-operator", "hco-webhook"}, componentoperator.Names...)...) {
-		require.Equal(t, image, op.Spec.Containers[0].Image, "%s runs the components image", name)
+	names := append([]string{"hco-operator", "hco-webhook"}, componentoperator.Names...)
+	pods := labelledPods(t, c, "name", names...)
+	for _, name := range names {
+		require.Equal(t, image, pods[name].Spec.Containers[0].Image, "%s runs the components image", name)
 	}
 	elsewhere := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}}
 	denied := c.Create(context.Background(), elsewhere, crclient.DryRunAll)
@@ -40,4 +42,5 @@ func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
 	require.Contains(t, string(out), "deployment.apps/virtflow-worker serverside-applied (server dry run)")
 	require.Contains(t, string(out), "customresourcedefinition.apiextensions.k8s.io/virtualmachines.kubevirt.io serverside-applied (server dry run)")
 	require.Contains(t, string(out), "deployment.apps/virt-operator serverside-applied (server dry run)")
+	require.Contains(t, string(out), "deployment.apps/hyperconverged-cluster-cli-download serverside-applied (server dry run)")
 }

@@ -79,7 +79,7 @@ func newUpRun(dataDir string) (*upRun, error) {
 			return nil, err
 		}
 	}
-	u.args = []string{"up", "--data-dir", dataDir, "--metrics-port", "0", "--test-guest", u.guest,
+	u.args = []string{"up", "--data-dir", dataDir, "--test-guest", u.guest,
 		"--etcd-port", strconv.Itoa(ports[0]), "--apiserver-port", strconv.Itoa(ports[1]),
 		"--temporal-port", strconv.Itoa(ports[2]), "--temporal-ui-port", strconv.Itoa(ports[3])}
 	u.log, err = os.CreateTemp(env.dir, "up-*.log")

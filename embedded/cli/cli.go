@@ -13,6 +13,7 @@ import (
 	"github.com/virtflow/virtflow/components/cdiapiserver"
 	"github.com/virtflow/virtflow/components/cdicontroller"
 	"github.com/virtflow/virtflow/components/cdiuploadproxy"
+	"github.com/virtflow/virtflow/components/clidownload"
 	"github.com/virtflow/virtflow/components/componentoperator"
 	"github.com/virtflow/virtflow/components/controlworker"
 	"github.com/virtflow/virtflow/components/hcooperator"
@@ -52,6 +53,8 @@ commands:
            run hco-operator with in-cluster credentials (its Deployment's command)
   hco-webhook --cert-dir DIR
            run hco-webhook (its Deployment's command)
+  cli-download [--dir DIR]
+           serve the virtctl builds (hco cli-download's Deployment command)
   control-worker --temporal-address HOST:PORT
            run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
   hostpath-csi --csi-address SOCKET --host-root DIR
@@ -98,6 +101,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return hcooperator.Main(ctx, args[1:])
 	case "hco-webhook":
 		return hcowebhook.Main(ctx, args[1:])
+	case "cli-download":
+		return clidownload.Main(ctx, args[1:])
 	case "control-worker":
 		return controlworker.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":
@@ -125,11 +130,9 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.EtcdPort, "etcd-port", 2379, "etcd client port on 127.0.0.1 (peer port is the next one)")
 	fs.IntVar(&o.TemporalPort, "temporal-port", 7233, "Temporal frontend port on 127.0.0.1")
 	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
-	fs.IntVar(&o.MetricsPort, "metrics-port", 8383, "operator Prometheus metrics port on 127.0.0.1 (0 turns it off)")
 	fs.StringVar(&o.TestGuestDir, "test-guest", "", "push the test guest built by hack/mkguest.sh to the node's registry as virtflow/test-guest:latest")
 	fs.StringVar(&o.LauncherBase, "launcher-base", "", "the launcher image's base root filesystem tarball (built by hack/launcher-base.sh when empty)")
-	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "serve the virtctl builds made by hack/virtctl-builds.sh (hco cli-download)")
-	fs.IntVar(&o.CLIDownloadsPort, "cli-downloads-port", 8190, "cli-download port on 127.0.0.1")
+	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "the virtctl builds hco's cli-download serves (built by hack/virtctl-builds.sh when empty)")
 	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -3,25 +3,73 @@ package platform
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"time"
+	"io/fs"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
 
-	"github.com/virtflow/virtflow/operators/clidownload"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/components/clidownload"
+	"github.com/virtflow/virtflow/embedded/images"
 )
 
-// startCLIDownloads serves the virtctl builds in dir on addr (127.0.0.1:0
-// when empty) and returns the base URL.
-func startCLIDownloads(ctx context.Context, dir, addr string) (string, error) {
-	if addr == "" {
-		addr = "127.0.0.1:0"
+// CLIDownloadsRepository is the virtctl-downloads image's name: the
+// components image with the virtctl builds, tagged per build of both.
+const CLIDownloadsRepository = "virtflow.local/virtctl-downloads"
+
+// CLIDownloadService is hco's cli-download Service, as upstream names it.
+const CLIDownloadService = "hyperconverged-cluster-cli-download"
+
+// cliDownloadsImage adds the virtctl builds in dir (hack/virtctl-builds.sh
+// when empty) to the components image; its layers are the components
+// image's, so the node stores them once.
+func cliDownloadsImage(comps images.Image, dir string) (images.Image, error) {
+	if dir == "" {
+		out, err := exec.Command("hack/virtctl-builds.sh").Output()
+		if err != nil {
+			return images.Image{}, fmt.Errorf("building virtctl for cli-download (hack/virtctl-builds.sh): %w", err)
+		}
+		dir = strings.TrimSpace(string(out))
 	}
-	l, err := net.Listen("tcp", addr)
+	var builds []images.Entry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		e := images.Entry{Path: path.Join(clidownload.BuildsDir, filepath.ToSlash(rel)), Dir: d.IsDir(), Mode: 0o755}
+		if !d.IsDir() {
+			e.Source = p
+		}
+		builds = append(builds, e)
+		return nil
+	})
 	if err != nil {
-		return "", fmt.Errorf("listening for cli-download on %s: %w", addr, err)
+		return images.Image{}, fmt.Errorf("reading the virtctl builds in %s: %w", dir, err)
 	}
-	hs := &http.Server{Handler: (&clidownload.Server{Dir: dir}).Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); _ = hs.Close() }()
-	go func() { _ = hs.Serve(l) }()
-	return "http://" + l.Addr().String(), nil
+	_, tag, _ := strings.Cut(comps.Ref, ":")
+	img := comps
+	img.Ref = fmt.Sprintf("%s:%s-%s", CLIDownloadsRepository, tag, strings.TrimPrefix(filepath.Base(dir), "virtctl-builds-"))
+	img.Layers = append(append([][]images.Entry{}, comps.Layers...), builds)
+	return img, nil
+}
+
+// CLIDownloadsURL is where cli-download's Service serves the virtctl
+// builds: its cluster IP, which kube-proxy routes from the node too.
+func (p *Platform) CLIDownloadsURL(ctx context.Context) (string, error) {
+	c, err := newKubeClient(p.cp.RESTConfig())
+	if err != nil {
+		return "", err
+	}
+	svc := &corev1.Service{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: CLIDownloadService}, svc); err != nil {
+		return "", fmt.Errorf("reading Service %s: %w", CLIDownloadService, err)
+	}
+	return fmt.Sprintf("http://%s:%d", svc.Spec.ClusterIP, clidownload.Port), nil
 }

@@ -94,10 +94,15 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 		return err
 	}
 	p.componentsImage = comps.Ref
+	cli, err := cliDownloadsImage(comps, o.CLIDownloads)
+	if err != nil {
+		return err
+	}
+	p.cliDownloadsImage = cli.Ref
 	provisioner := images.Command(CSIProvisionerRepository+":"+t.csiVersion, filepath.Join(t.csi, "csi-provisioner"), "/csi-provisioner", "")
 	p.csiProvisionerImage = provisioner.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
-	cfg.Images = []images.Image{launcher, comps, dns.Image, registry.Image, provisioner}
+	cfg.Images = []images.Image{launcher, comps, cli, dns.Image, registry.Image, provisioner}
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
 	if p.node, err = node.Start(ctx, cfg); err != nil {
 		return err

@@ -1,8 +1,8 @@
 // Package platform is `virtflow up`: it brings up the embedded Kubernetes
 // control plane, a real node (containerd, kubelet, kube-proxy, cluster DNS
-// and a registry) and the Temporal server, installs virtflow's manifests,
-// runs the operators, webhooks, worker and node agent in this process, and
-// creates the default HyperConverged.
+// and a registry) and the Temporal server, applies deploy/embedded (every
+// operator, webhook and worker as pods), and creates the default
+// HyperConverged.
 package platform
 
 import (
@@ -22,8 +22,6 @@ type Options struct {
 	// APIServerPort, EtcdPort, TemporalPort and UIPort are fixed so a
 	// resumed platform keeps its addresses; 0 picks free ports (tests).
 	APIServerPort, EtcdPort, TemporalPort, UIPort int
-	// MetricsPort serves the operators' Prometheus metrics; 0 turns them off.
-	MetricsPort int
 	// CreateHyperConverged creates the default HyperConverged when absent.
 	CreateHyperConverged bool
 	// Out receives progress lines meant for a person.
@@ -36,10 +34,10 @@ type Options struct {
 	// LauncherBase is the launcher image's base root filesystem tarball;
 	// hack/launcher-base.sh builds (once) and names it when empty.
 	LauncherBase string
-	// CLIDownloads, when set, is the output of hack/virtctl-builds.sh,
-	// served on 127.0.0.1:CLIDownloadsPort.
-	CLIDownloads     string
-	CLIDownloadsPort int
+	// CLIDownloads is the output of hack/virtctl-builds.sh, which builds
+	// (once) and names it when empty: the virtctl builds the
+	// virtctl-downloads image carries for hco's cli-download.
+	CLIDownloads string
 }
 
 // DefaultDataDir is $VIRTFLOW_DATA_DIR, else /var/lib/virtflow for root

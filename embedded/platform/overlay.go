@@ -20,17 +20,18 @@ import (
 
 // applyEmbeddedOverlay applies deploy/embedded, as a cluster user applies
 // deploy/cluster, and waits until its CRDs are established: the CRDs and
-// RBAC, the operators, hco-webhook and the control worker, from
+// RBAC, the operators, hco-webhook, cli-download and the control worker, from
 // the components image this run imported, against Temporal on the bridge,
 // with the node's paths under the data directory.
 func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config) error {
 	_, tag, _ := strings.Cut(p.componentsImage, ":")
+	_, cliTag, _ := strings.Cut(p.cliDownloadsImage, ":")
 	domain := os.Getenv("VIRTFLOW_DOMAIN_TYPE")
 	if domain == "" {
 		domain = `""`
 	}
 	out, err := deploy.Overlay(deploy.EmbeddedOverlay, map[string]string{
-		deploy.ComponentsTag: tag, deploy.TemporalAddress: p.temporalForPods(),
+		deploy.ComponentsTag: tag, deploy.CLIDownloadsTag: cliTag, deploy.TemporalAddress: p.temporalForPods(),
 		deploy.KubeletRoot: node.KubeletRoot, deploy.NodeDir: filepath.Dir(node.Dir), deploy.HostRoot: node.StorageRoot(),
 		deploy.CSIProvisionerImage: p.csiProvisionerImage, deploy.DomainType: domain,
 	})
@@ -44,7 +45,7 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 	if err := removeInProcessWebhooks(ctx, c); err != nil {
 		return err
 	}
-	p.say("applying deploy/embedded (the CRDs, RBAC, hco-operator, hco-webhook, the component operators and the control worker)")
+	p.say("applying deploy/embedded (the CRDs, RBAC, hco-operator, hco-webhook, cli-download, the component operators and the control worker)")
 	objs, err := apply.Manifests(ctx, c, out, string(fieldOwner))
 	if err != nil {
 		return fmt.Errorf("applying deploy/embedded: %w", err)

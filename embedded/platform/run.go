@@ -40,10 +40,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	fmt.Fprintf(opts.Out, "\nexport KUBECONFIG=%s\nTemporal Web UI: %s/namespaces/virtflow/workflows\n", ep.Kubeconfig, ep.TemporalUI)
-	if opts.MetricsPort != 0 {
-		fmt.Fprintf(opts.Out, "Metrics: http://127.0.0.1:%d/metrics\n", opts.MetricsPort)
-	}
-	if u := p.services.CLIDownloadsURL(); u != "" {
+	if u, err := p.CLIDownloadsURL(ctx); err == nil {
 		fmt.Fprintf(opts.Out, "virtctl downloads: %s/\n", u)
 	}
 	fmt.Fprintf(opts.Out, "Logs: %s\n\n", opts.LogDir)

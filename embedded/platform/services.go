@@ -57,10 +57,6 @@ type ServicesConfig struct {
 	SkipVirtController bool
 	// Nodes are node agents (virt-handler) to run in this process.
 	Nodes []handler.Config
-	// CLIDownloads, when set, is a directory of virtctl builds made by
-	// hack/virtctl-builds.sh, served by hco's cli-download on
-	// CLIDownloadsAddress (127.0.0.1 and a free port when empty).
-	CLIDownloads, CLIDownloadsAddress string
 	// UploadProxyAddress is where cdi-uploadproxy listens (127.0.0.1 and
 	// a free port when empty).
 	UploadProxyAddress string
@@ -77,7 +73,6 @@ type Services struct {
 	webhooks *webhookSet
 	stopOnce sync.Once
 	stopErr  error
-	cliURL   string
 	upload   *uploadProxyEndpoint
 }
 
@@ -88,9 +83,6 @@ func (s *Services) UploadProxyURL() string {
 	}
 	return s.upload.url
 }
-
-// CLIDownloadsURL is where virtctl builds are served; empty when not.
-func (s *Services) CLIDownloadsURL() string { return s.cliURL }
 
 // StartServices starts a controller manager with the selected operators and
 // webhooks, and the control worker.
@@ -166,9 +158,8 @@ func (s *Services) start(ctx context.Context, cfg ServicesConfig, restCfg *rest.
 }
 
 // startServing starts what serves others once the manager's caches are
-// warm: webhooks, virt-api, cli-download and the Temporal worker.
+// warm: webhooks, virt-api and the Temporal worker.
 func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, mgr ctrl.Manager, restCfg *rest.Config) error {
-	var err error
 	if s.webhooks != nil {
 		if err := s.webhooks.register(ctx, mgr.GetClient()); err != nil {
 			return err
@@ -184,11 +175,6 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 			return err
 		}
 		if err := s.upload.serve(mctx, mgr.GetClient(), pub); err != nil {
-			return err
-		}
-	}
-	if cfg.CLIDownloads != "" {
-		if s.cliURL, err = startCLIDownloads(mctx, cfg.CLIDownloads, cfg.CLIDownloadsAddress); err != nil {
 			return err
 		}
 	}

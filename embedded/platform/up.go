@@ -26,7 +26,6 @@ type Platform struct {
 	log      io.Writer
 	cp       *controlplane.ControlPlane
 	temporal *temporal.Server
-	services *Services
 	node     *node.Node
 	// temporalBridge relays the frontend, which like all of Temporal's
 	// services listens on 127.0.0.1, to the node's bridge for the pods.
@@ -34,6 +33,8 @@ type Platform struct {
 	// connections to pods take their ephemeral ports from the same range.
 	temporalBridge  *hostnet.Forwarder
 	componentsImage string
+	// cliDownloadsImage is the components image with the virtctl builds.
+	cliDownloadsImage string
 	// csiProvisionerImage is external-provisioner's image on the node.
 	csiProvisionerImage string
 }
@@ -110,28 +111,14 @@ func (p *Platform) start(ctx context.Context) error {
 	return p.startServices(ctx)
 }
 
-// startServices applies deploy/embedded (every operator, hco-webhook and
-// the worker, as pods), starts what still runs in this process
-// (cli-download), then creates the default storage and HyperConverged.
+// startServices applies deploy/embedded (every operator, hco-webhook,
+// cli-download and the worker, as pods), then creates the default storage
+// and HyperConverged.
 func (p *Platform) startServices(ctx context.Context) error {
-	o := p.opts
-	node := p.agentConfig()
-	if err := p.applyEmbeddedOverlay(ctx, node); err != nil {
+	if err := p.applyEmbeddedOverlay(ctx, p.agentConfig()); err != nil {
 		return err
 	}
-	p.say("starting cli-download for node " + node.NodeName + " (" + string(node.DomainType) + " guests)")
-	var err error
-	p.services, err = StartServices(ctx, ServicesConfig{
-		SkipWorker: true, SkipComponentOperators: true, SkipHCO: true, SkipVirtController: true,
-		KubeconfigPath: p.cp.ComponentKubeconfigPath(), TemporalAddress: p.temporal.FrontendAddress(),
-		CertDir: filepath.Join(o.DataDir, "webhook-certs"), Log: p.log,
-		MetricsAddress: metricsAddress(o.MetricsPort),
-		CLIDownloads:   o.CLIDownloads, CLIDownloadsAddress: fmt.Sprintf("127.0.0.1:%d", o.CLIDownloadsPort),
-	})
-	if err != nil {
-		return err
-	}
-	if !o.CreateHyperConverged {
+	if !p.opts.CreateHyperConverged {
 		return nil
 	}
 	c, err := newKubeClient(p.cp.RESTConfig())
@@ -162,9 +149,6 @@ func (p *Platform) TemporalUI() string { return p.temporal.UIAddress() }
 // Stop stops everything in reverse order; it is safe on a partial start.
 func (p *Platform) Stop() error {
 	var errs []error
-	if p.services != nil {
-		errs = append(errs, p.services.Stop())
-	}
 	// The node stops with its pods left running: VMs outlive the platform,
 	// and the next start picks them up (virtflow down --purge removes them).
 	if p.node != nil {
@@ -180,13 +164,6 @@ func (p *Platform) Stop() error {
 		errs = append(errs, p.cp.Stop())
 	}
 	return errors.Join(errs...)
-}
-
-func metricsAddress(port int) string {
-	if port == 0 {
-		return ""
-	}
-	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 func (p *Platform) logFile(name string) string {

@@ -58,7 +58,10 @@ func (p Platform) goos() string {
 // Server serves the builds in Dir, laid out <arch>/<goos>/virtctl[.exe].
 type Server struct {
 	Dir string
-	mu  sync.Mutex
+	// ArchiveDir keeps the archives, packed on first request; Dir when
+	// empty (an image's Dir is read-only).
+	ArchiveDir string
+	mu         sync.Mutex
 }
 
 // Handler routes the index and the archives.
@@ -97,11 +100,18 @@ func (s *Server) archive(w http.ResponseWriter, r *http.Request, p Platform) {
 // beside it.
 func (s *Server) ensureArchive(p Platform) (string, error) {
 	dir := filepath.Join(s.Dir, p.Arch, p.goos())
-	out := filepath.Join(dir, p.archiveName())
+	packed := s.ArchiveDir
+	if packed == "" {
+		packed = s.Dir
+	}
+	out := filepath.Join(packed, p.Arch, p.goos(), p.archiveName())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return "", fmt.Errorf("creating the archive directory: %w", err)
 	}
 	bin := filepath.Join(dir, p.binaryName())
 	if _, err := os.Stat(bin); err != nil {

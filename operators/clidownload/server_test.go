@@ -95,3 +95,21 @@ func TestMissingBuildSaysHowToMakeIt(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	require.Contains(t, string(body), "virtctl for mac arm64 was not built (run hack/virtctl-builds.sh)")
 }
+
+// In an image the builds are read-only: the archives go to ArchiveDir.
+func TestArchivesArePackedOutsideAReadOnlyBuildsDir(t *testing.T) {
+	builds, archives := fakeBuilds(t, Platform{}), t.TempDir()
+	srv := httptest.NewServer((&Server{Dir: builds, ArchiveDir: archives}).Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/arm64/mac/virtctl.zip")
+	require.NoError(t, err)
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", data)
+	name, body := unpack(t, Platform{"arm64", "mac"}, data)
+	require.Equal(t, "virtctl", name)
+	require.Equal(t, "binary for mac/arm64", body)
+	require.FileExists(t, filepath.Join(archives, "arm64", "darwin", "virtctl.zip"))
+	require.NoFileExists(t, filepath.Join(builds, "arm64", "darwin", "virtctl.zip"))
+}
