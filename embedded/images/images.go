@@ -44,7 +44,8 @@ type Image struct {
 	// Ref names the image once imported, e.g. virtflow.local/pause:1.
 	Ref string
 	// BaseTars are uncompressed tar files (a root filesystem from
-	// mmdebstrap, say) applied first, one layer each.
+	// mmdebstrap, say) applied first, one layer each; each is compressed
+	// once into <file>.gz beside it.
 	BaseTars []string
 	// Layers are applied in order, after BaseTars.
 	Layers [][]Entry
@@ -70,8 +71,9 @@ var epoch = time.Unix(0, 0).UTC()
 func (img Image) Build() (v1.Image, error) {
 	out := empty.Image
 	for _, file := range img.BaseTars {
-		// Cached: the digest and the archive share one compression.
-		layer, err := tarball.LayerFromFile(file, tarball.WithCompressionLevel(gzip.BestSpeed), tarball.WithCompressedCaching)
+		// Cached: the digest and the archive share one compression, and
+		// that is kept on disk for the next start.
+		layer, err := tarball.LayerFromFile(compressedTar(file), tarball.WithCompressionLevel(gzip.BestSpeed), tarball.WithCompressedCaching)
 		if err != nil {
 			return nil, fmt.Errorf("reading layer %s of %s: %w", file, img.Ref, err)
 		}

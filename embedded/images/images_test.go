@@ -102,3 +102,36 @@ func TestABaseTarIsTheFirstLayer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "etc/os-release", hdr.Name)
 }
+
+// A base tarball is compressed once, beside it, and the image is the same
+// with the cache as without it.
+func TestABaseTarIsCompressedOnceBesideIt(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "rootfs.tar")
+	require.NoError(t, WriteLayerTar(base, []Entry{{Path: "/etc/os-release", Data: []byte("base\n"), Mode: 0o644}}))
+	uncached := sample(t, "one")
+	uncached.BaseTars = []string{base}
+	before, err := uncached.Build()
+	require.NoError(t, err)
+	beforeID, err := before.ConfigName()
+	require.NoError(t, err)
+
+	st, err := os.Stat(base + ".gz")
+	require.NoError(t, err, "the first build keeps the compressed form")
+	again, err := uncached.Build()
+	require.NoError(t, err)
+	againID, err := again.ConfigName()
+	require.NoError(t, err)
+	require.Equal(t, beforeID, againID)
+	st2, err := os.Stat(base + ".gz")
+	require.NoError(t, err)
+	require.Equal(t, st.ModTime(), st2.ModTime(), "the second build reuses it")
+
+	layers, err := again.Layers()
+	require.NoError(t, err)
+	rc, err := layers[0].Uncompressed()
+	require.NoError(t, err)
+	defer rc.Close()
+	hdr, err := tar.NewReader(rc).Next()
+	require.NoError(t, err)
+	require.Equal(t, "etc/", hdr.Name, "WriteLayerTar adds the parent directory")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -24,8 +25,10 @@ const CLIDownloadsRepository = "virtflow.local/virtctl-downloads"
 const CLIDownloadService = "hyperconverged-cluster-cli-download"
 
 // cliDownloadsImage adds the virtctl builds in dir (hack/virtctl-builds.sh
-// when empty) to the components image; its layers are the components
-// image's, so the node stores them once.
+// when empty) to the components image: they are a layer of their own
+// after its base, written once beside the builds and compressed once, so
+// the node stores the base once and a new virtflow binary only replaces the
+// small top layer.
 func cliDownloadsImage(comps images.Image, dir string) (images.Image, error) {
 	if dir == "" {
 		out, err := exec.Command("hack/virtctl-builds.sh").Output()
@@ -34,9 +37,27 @@ func cliDownloadsImage(comps images.Image, dir string) (images.Image, error) {
 		}
 		dir = strings.TrimSpace(string(out))
 	}
+	dir = filepath.Clean(dir)
+	layer := dir + ".layer.tar"
+	if _, err := os.Stat(layer); err != nil {
+		if err := writeBuildsLayer(dir, layer); err != nil {
+			return images.Image{}, err
+		}
+	}
+	_, tag, _ := strings.Cut(comps.Ref, ":")
+	img := comps
+	img.Ref = fmt.Sprintf("%s:%s-%s", CLIDownloadsRepository, tag, strings.TrimPrefix(filepath.Base(dir), "virtctl-builds-"))
+	img.BaseTars = append(append([]string{}, comps.BaseTars...), layer)
+	return img, nil
+}
+
+// writeBuildsLayer lays the builds in dir out under clidownload.BuildsDir
+// as a layer tarball.
+func writeBuildsLayer(dir, layer string) error {
 	var builds []images.Entry
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
+		if err != nil || p == dir || d.Name() == "complete" {
+			// complete marks a finished build, not something to serve.
 			return err
 		}
 		rel, err := filepath.Rel(dir, p)
@@ -51,13 +72,9 @@ func cliDownloadsImage(comps images.Image, dir string) (images.Image, error) {
 		return nil
 	})
 	if err != nil {
-		return images.Image{}, fmt.Errorf("reading the virtctl builds in %s: %w", dir, err)
+		return fmt.Errorf("reading the virtctl builds in %s: %w", dir, err)
 	}
-	_, tag, _ := strings.Cut(comps.Ref, ":")
-	img := comps
-	img.Ref = fmt.Sprintf("%s:%s-%s", CLIDownloadsRepository, tag, strings.TrimPrefix(filepath.Base(dir), "virtctl-builds-"))
-	img.Layers = append(append([][]images.Entry{}, comps.Layers...), builds)
-	return img, nil
+	return images.WriteLayerTar(layer, builds)
 }
 
 // CLIDownloadsURL is where cli-download's Service serves the virtctl
