@@ -170,24 +170,6 @@ func logFile(t *testing.T, name string) *os.File {
 	return f
 }
 
-// workerProcess runs `virtflow worker` as a separate process so a test can
-// kill it the hard way.
-func workerProcess(t *testing.T) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(env.virtflowBin, "worker",
-		"--kubeconfig", env.cp.ComponentKubeconfigPath(), "--temporal-address", env.temporal.FrontendAddress())
-	out := logFile(t, "worker")
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting worker process: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-	})
-	return cmd
-}
-
 // killLeftovers ends launchers (and their libvirtd and qemu) that a failed
 // test left running: they outlive the node agent by design, but must not
 // outlive the suite and disturb the next run.

@@ -4,14 +4,20 @@ package integration
 
 import (
 	"context"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -29,87 +35,16 @@ const ns = platform.Namespace
 
 func hcKey() types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: platform.HCName} }
 
-// createHC creates the HyperConverged. Tests defer deleteHC right after,
-// so it runs while the operators (stopped in t.Cleanup) still run.
-func createHC(t *testing.T, mutate func(*hcov1beta1.HyperConverged)) *hcov1beta1.HyperConverged {
-	t.Helper()
-	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: platform.HCName}}
-	if mutate != nil {
-		mutate(hc)
-	}
-	require.NoError(t, env.admin.Create(context.Background(), hc))
-	return hc
-}
-
-func deleteHC(t *testing.T) {
-	ctx := context.Background()
-	hc := &hcov1beta1.HyperConverged{}
-	if err := env.admin.Get(ctx, hcKey(), hc); apierrors.IsNotFound(err) {
-		return
-	}
-	_ = env.admin.Delete(ctx, hc)
-	require.Eventually(t, func() bool {
-		return apierrors.IsNotFound(env.admin.Get(ctx, hcKey(), &hcov1beta1.HyperConverged{}))
-	}, time.Minute, 200*time.Millisecond, "HyperConverged was not removed")
-}
-
-func waitAvailable(t *testing.T, timeout time.Duration) *hcov1beta1.HyperConverged {
+func waitAvailable(t *testing.T, c crclient.Client, timeout time.Duration) *hcov1beta1.HyperConverged {
 	t.Helper()
 	hc := &hcov1beta1.HyperConverged{}
 	require.Eventually(t, func() bool {
-		if err := env.admin.Get(context.Background(), hcKey(), hc); err != nil {
+		if err := c.Get(context.Background(), hcKey(), hc); err != nil {
 			return false
 		}
 		return meta.IsStatusConditionTrue(hc.Status.Conditions, hcov1beta1.ConditionAvailable)
 	}, timeout, 200*time.Millisecond, "HyperConverged never became Available; conditions: %+v", hc.Status.Conditions)
 	return hc
-}
-
-func TestInstallCreatesComponentsWithDefaultsAndBecomesAvailable(t *testing.T) {
-	services(t, platform.ServicesConfig{})
-	ctx := context.Background()
-	bw := "64Mi"
-	created := createHC(t, func(hc *hcov1beta1.HyperConverged) {
-		hc.Spec.LiveMigrationConfig.BandwidthPerMigration = &bw
-		on := true
-		hc.Spec.FeatureGates.DownwardMetrics = &on
-	})
-	defer deleteHC(t)
-	hc := waitAvailable(t, 2*time.Minute)
-	require.Len(t, hc.Status.RelatedObjects, 4)
-	require.Equal(t, "operator", hc.Status.Versions[0].Name)
-
-	kv := &kubevirtv1.KubeVirt{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}, kv))
-	require.Equal(t, created.UID, kv.OwnerReferences[0].UID, "KubeVirt is owned by the HyperConverged")
-	mig := kv.Spec.Configuration.MigrationConfiguration
-	require.EqualValues(t, 5, *mig.ParallelMigrationsPerCluster)
-	require.EqualValues(t, 2, *mig.ParallelOutboundMigrationsPerNode)
-	require.EqualValues(t, 150, *mig.CompletionTimeoutPerGiB)
-	require.Equal(t, "64Mi", mig.BandwidthPerMigration.String())
-	require.Contains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "DownwardMetrics")
-	require.Equal(t, "48h0m0s", kv.Spec.CertificateRotationStrategy.SelfSigned.CA.Duration.Duration.String())
-	require.True(t, meta.IsStatusConditionTrue(conditionsOf(kv), "Available"))
-
-	cdi := &cdiv1beta1.CDI{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Name: operands.CDIName}, cdi))
-	require.Contains(t, cdi.Spec.Config.FeatureGates, "HonorWaitForFirstConsumer")
-	require.Equal(t, operands.ManagedByValue, cdi.Labels[operands.LabelManagedBy])
-
-	nac := &nacv1.NetworkAddonsConfig{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Name: "cluster"}, nac))
-	require.NotNil(t, nac.Spec.KubeMacPool)
-	require.Equal(t, "24h0m0s", nac.Spec.SelfSignConfiguration.CertRotateInterval)
-
-	ssp := &sspv1beta3.SSP{}
-	require.NoError(t, env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.SSPName}, ssp))
-	require.Equal(t, "openshift", ssp.Spec.CommonTemplates.Namespace)
-
-	desc, err := env.tc.DescribeWorkflowExecution(ctx, hcoc.InstallWorkflowID(string(created.UID)), "")
-	require.NoError(t, err)
-	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
-	require.Equal(t, "hco.InstallHyperConverged", desc.WorkflowExecutionInfo.Type.Name)
-	recordHistory(t, env.tc, "workflows/hco/testdata/install_completed.json", hcoc.InstallWorkflowID(string(created.UID)))
 }
 
 func conditionsOf(kv *kubevirtv1.KubeVirt) []metav1.Condition {
@@ -120,45 +55,182 @@ func conditionsOf(kv *kubevirtv1.KubeVirt) []metav1.Condition {
 	return out
 }
 
-func TestDriftedComponentFieldIsReverted(t *testing.T) {
-	services(t, platform.ServicesConfig{})
-	ctx := context.Background()
-	createHC(t, nil)
-	defer deleteHC(t)
-	waitAvailable(t, 2*time.Minute)
-	key := types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}
+func kubeVirtCR(t *testing.T, c crclient.Client) *kubevirtv1.KubeVirt {
 	kv := &kubevirtv1.KubeVirt{}
-	require.NoError(t, env.admin.Get(ctx, key, kv))
+	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}, kv))
+	return kv
+}
+
+// The default HyperConverged `virtflow up` created was installed by
+// hco.InstallHyperConverged and gave each component CR its defaults; a
+// change of its spec reaches the KubeVirt CR.
+func TestHyperConvergedSettingsReachItsComponents(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	hc := waitAvailable(t, n.c, time.Minute)
+	require.Len(t, hc.Status.RelatedObjects, 4)
+	require.Equal(t, "operator", hc.Status.Versions[0].Name)
+
+	kv := kubeVirtCR(t, n.c)
+	require.Equal(t, hc.UID, kv.OwnerReferences[0].UID, "KubeVirt is owned by the HyperConverged")
+	mig := kv.Spec.Configuration.MigrationConfiguration
+	require.EqualValues(t, 5, *mig.ParallelMigrationsPerCluster)
+	require.EqualValues(t, 2, *mig.ParallelOutboundMigrationsPerNode)
+	require.EqualValues(t, 150, *mig.CompletionTimeoutPerGiB)
+	require.Equal(t, "48h0m0s", kv.Spec.CertificateRotationStrategy.SelfSigned.CA.Duration.Duration.String())
+	require.True(t, meta.IsStatusConditionTrue(conditionsOf(kv), "Available"))
+	cdi := &cdiv1beta1.CDI{}
+	require.NoError(t, n.c.Get(ctx, types.NamespacedName{Name: operands.CDIName}, cdi))
+	require.Contains(t, cdi.Spec.Config.FeatureGates, "HonorWaitForFirstConsumer")
+	require.Equal(t, operands.ManagedByValue, cdi.Labels[operands.LabelManagedBy])
+	nac := &nacv1.NetworkAddonsConfig{}
+	require.NoError(t, n.c.Get(ctx, types.NamespacedName{Name: "cluster"}, nac))
+	require.NotNil(t, nac.Spec.KubeMacPool)
+	require.Equal(t, "24h0m0s", nac.Spec.SelfSignConfiguration.CertRotateInterval)
+	ssp := &sspv1beta3.SSP{}
+	require.NoError(t, n.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.SSPName}, ssp))
+	require.Equal(t, "openshift", ssp.Spec.CommonTemplates.Namespace)
+	id := hcoc.InstallWorkflowID(string(hc.UID))
+	desc, err := n.tc.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(t, err)
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
+	require.Equal(t, "hco.InstallHyperConverged", desc.WorkflowExecutionInfo.Type.Name)
+	recordHistory(t, n.tc, "workflows/hco/testdata/install_completed.json", id)
+
+	setHC(t, n.c, `{"spec":{"liveMigrationConfig":{"bandwidthPerMigration":"64Mi"},"featureGates":{"downwardMetrics":true}}}`)
+	defer setHC(t, n.c, `{"spec":{"liveMigrationConfig":{"bandwidthPerMigration":null},"featureGates":{"downwardMetrics":false}}}`)
+	require.Eventually(t, func() bool {
+		kv := kubeVirtCR(t, n.c)
+		bw := kv.Spec.Configuration.MigrationConfiguration.BandwidthPerMigration
+		return bw != nil && bw.String() == "64Mi" && contains(kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "DownwardMetrics")
+	}, time.Minute, 200*time.Millisecond, "the HyperConverged's settings did not reach the KubeVirt CR")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// setHC merge-patches the HyperConverged.
+func setHC(t *testing.T, c crclient.Client, patch string) {
+	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: platform.HCName}}
+	require.NoError(t, c.Patch(context.Background(), hc, crclient.RawPatch(types.MergePatchType, []byte(patch))))
+}
+
+func TestDriftedComponentFieldIsReverted(t *testing.T) {
+	n := onNode(t)
+	waitAvailable(t, n.c, time.Minute)
+	kv := kubeVirtCR(t, n.c)
 	patch := crclient.MergeFrom(kv.DeepCopy())
 	drifted := uint32(42)
 	kv.Spec.Configuration.MigrationConfiguration.ParallelMigrationsPerCluster = &drifted
-	require.NoError(t, env.admin.Patch(ctx, kv, patch))
-
+	require.NoError(t, n.c.Patch(context.Background(), kv, patch))
 	require.Eventually(t, func() bool {
-		got := &kubevirtv1.KubeVirt{}
-		if err := env.admin.Get(ctx, key, got); err != nil {
-			return false
-		}
-		return *got.Spec.Configuration.MigrationConfiguration.ParallelMigrationsPerCluster == 5
+		return *kubeVirtCR(t, n.c).Spec.Configuration.MigrationConfiguration.ParallelMigrationsPerCluster == 5
 	}, 30*time.Second, 100*time.Millisecond, "the drifted field was not reverted")
 }
 
-func TestDeletingHyperConvergedRemovesComponents(t *testing.T) {
-	services(t, platform.ServicesConfig{})
+func TestInvalidHyperConvergedIsRejectedWithItsReason(t *testing.T) {
+	n := onNode(t)
 	ctx := context.Background()
-	createHC(t, nil)
-	defer deleteHC(t)
-	hc := waitAvailable(t, 2*time.Minute)
-	deleteHC(t)
-	// The HyperConverged goes only once the uninstall workflow has seen
-	// every component gone, so nothing is left to wait for here.
-	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Name: operands.CDIName}, &cdiv1beta1.CDI{})))
-	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Name: "cluster"}, &nacv1.NetworkAddonsConfig{})))
-	require.True(t, apierrors.IsNotFound(env.admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}, &kubevirtv1.KubeVirt{})))
-	id := hcoc.UninstallWorkflowID(string(hc.UID))
-	desc, err := env.tc.DescribeWorkflowExecution(ctx, id, "")
+	reject := func(obj crclient.Object, want string) {
+		t.Helper()
+		err := n.c.Create(ctx, obj, crclient.DryRunAll)
+		require.Error(t, err, "expected %s/%s to be rejected", obj.GetNamespace(), obj.GetName())
+		require.Contains(t, err.Error(), want)
+	}
+	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: platform.HCName}},
+		"invalid namespace for v1beta1.HyperConverged - please use the kubevirt-hyperconverged namespace")
+	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}},
+		"Request does not match expected name (kubevirt-hyperconverged) and namespace (kubevirt-hyperconverged)")
+	// The one HyperConverged there is: its spec is validated on update.
+	update := func(patch, want string) {
+		t.Helper()
+		hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: platform.HCName}}
+		err := n.c.Patch(ctx, hc, crclient.RawPatch(types.MergePatchType, []byte(patch)), crclient.DryRunAll)
+		require.Error(t, err, "expected %s to be rejected", patch)
+		require.Contains(t, err.Error(), want)
+	}
+	update(`{"spec":{"liveMigrationConfig":{"bandwidthPerMigration":"-10Mi"}}}`, "bandwidthPerMigration field must not be negative")
+	update(`{"spec":{"featureGates":{"fooBarGate":true}}}`, "unknown feature gate(s) fooBarGate")
+	reject(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+		"metadata": map[string]any{"namespace": ns, "name": platform.HCName},
+	}}, "only one HyperConverged is allowed per cluster")
+
+	// A dry run: were the guard missing, this would delete the platform.
+	err := n.c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, crclient.DryRunAll)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "HyperConverged CR is still present, please remove it before deleting the containing namespace")
+	require.False(t, strings.Contains(err.Error(), "internal error"))
+}
+
+func installProgress(t *testing.T, tc client.Client, id string) hcoc.InstallProgress {
+	var p hcoc.InstallProgress
+	desc, err := tc.DescribeWorkflowExecution(context.Background(), id, "")
+	if err != nil {
+		return p
+	}
+	if payload := desc.WorkflowExecutionInfo.GetMemo().GetFields()[hcoc.ProgressMemoKey]; payload != nil {
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &p))
+	}
+	return p
+}
+
+// Deleting the HyperConverged uninstalls every component, pods included;
+// a new one installs them again, and killing the control worker while the
+// install waits for them loses nothing: the restarted worker finishes the
+// same run without planning or creating anything twice.
+func TestDeletingTheHyperConvergedAndAKilledWorkerMidReinstall(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	old := waitAvailable(t, n.c, time.Minute)
+	before := componentPods(t, n.c)
+	require.NoError(t, n.c.Delete(ctx, old))
+	require.Eventually(t, func() bool { return apierrors.IsNotFound(n.c.Get(ctx, hcKey(), &hcov1beta1.HyperConverged{})) },
+		3*time.Minute, 250*time.Millisecond, "the HyperConverged was not removed")
+	require.True(t, apierrors.IsNotFound(n.c.Get(ctx, types.NamespacedName{Name: operands.CDIName}, &cdiv1beta1.CDI{})))
+	require.True(t, apierrors.IsNotFound(n.c.Get(ctx, types.NamespacedName{Name: "cluster"}, &nacv1.NetworkAddonsConfig{})))
+	require.True(t, apierrors.IsNotFound(n.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.KubeVirtName}, &kubevirtv1.KubeVirt{})))
+	uninstall := hcoc.UninstallWorkflowID(string(old.UID))
+	desc, err := n.tc.DescribeWorkflowExecution(ctx, uninstall, "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
-	require.Equal(t, 1, activityCount(t, id, hcoc.DeleteComponentsName))
-	recordHistory(t, env.tc, "workflows/hco/testdata/uninstall_completed.json", id)
+	require.Equal(t, 1, activityCount(t, n.tc, uninstall, hcoc.DeleteComponentsName))
+	recordHistory(t, n.tc, "workflows/hco/testdata/uninstall_completed.json", uninstall)
+	require.Eventually(t, func() bool {
+		for _, uid := range before {
+			if podExists(n.c, uid) {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 250*time.Millisecond, "virt-api, virt-controller and virt-handler outlived the KubeVirt CR")
+
+	require.NoError(t, platform.EnsureHyperConverged(ctx, n.cfg))
+	hc := &hcov1beta1.HyperConverged{}
+	require.NoError(t, n.c.Get(ctx, hcKey(), hc))
+	install := hcoc.InstallWorkflowID(string(hc.UID))
+	require.Eventually(t, func() bool { return installProgress(t, n.tc, install).Step == hcoc.StepWaiting },
+		time.Minute, 50*time.Millisecond, "the install never reached the waiting step")
+	worker := labelledPods(t, n.c, "app.kubernetes.io/name", "virtflow-worker")["virtflow-worker"]
+	require.NoError(t, syscall.Kill(podProcess(t, worker, []string{"/usr/bin/virtflow", "control-worker"}), syscall.SIGKILL))
+
+	n.hcUID = string(waitAvailable(t, n.c, 4*time.Minute).UID)
+	desc, err = n.tc.DescribeWorkflowExecution(ctx, install, "")
+	require.NoError(t, err)
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.WorkflowExecutionInfo.Status)
+	require.Equal(t, 1, activityCount(t, n.tc, install, hcoc.PlanComponentsName), "the install was not restarted from scratch")
+	require.Equal(t, 4, activityCount(t, n.tc, install, hcoc.EnsureComponentName), "no component was created twice")
+	restarted := &corev1.Pod{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKeyFromObject(&worker), restarted))
+	require.Positive(t, restarted.Status.ContainerStatuses[0].RestartCount, "the kubelet restarted the worker")
+	// The tests after this one find every component serving again.
+	componentPods(t, n.c)
+	labelledPods(t, n.c, "cdi.kubevirt.io", "cdi-apiserver", "cdi-deployment", "cdi-uploadproxy")
+	virtAPIServes(t, n.c, n.dataDir)
 }

@@ -46,9 +46,9 @@ func recordHistory(t *testing.T, tc client.Client, file, workflowID string) {
 }
 
 // activityCount counts scheduled activities of a type in a workflow's history.
-func activityCount(t *testing.T, workflowID, activityType string) int {
+func activityCount(t *testing.T, tc client.Client, workflowID, activityType string) int {
 	n := 0
-	it := env.tc.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := tc.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)

@@ -21,6 +21,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/embedded/platform"
 )
 
@@ -41,7 +42,8 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 	launcherRunsUnprivileged(t, c, n.dataDir)
 	claimDiskReachesTheGuest(t, c, n.dataDir, serveGuestDisk(t, n.guest))
 
-	first := n.hcUID
+	first := &hcov1beta1.HyperConverged{}
+	require.NoError(t, c.Get(context.Background(), hcKey(), first))
 	qemu := qemuOf("default_upvm")
 	require.NotEmpty(t, qemu)
 	require.NoError(t, n.stop())
@@ -51,7 +53,7 @@ func TestUpThenUpAgainResumes(t *testing.T) {
 	require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKey{Namespace: "default", Name: "upvm"}, vmi))
 	require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
 	require.Equal(t, qemu, qemuOf("default_upvm"), "the same QEMU runs the VM after the restart")
-	require.Equal(t, first, n.hcUID, "the HyperConverged survived the restart")
+	require.Equal(t, string(first.UID), n.hcUID, "the HyperConverged survived the restart")
 }
 
 // createUpVMI boots the test guest from the node registry's containerDisk.

@@ -189,7 +189,7 @@ func runPath(t *testing.T, i int, run pathRun) {
 		require.ErrorAs(t, err, &app, "the activity's own failure reaches the caller")
 	}
 	for _, a := range run.ran {
-		require.Positive(t, activityCount(t, id, a), "%s ran", a)
+		require.Positive(t, activityCount(t, env.tc, id, a), "%s ran", a)
 	}
 	recordHistory(t, env.tc, run.file, id)
 }
@@ -197,7 +197,7 @@ func runPath(t *testing.T, i int, run pathRun) {
 // waitScheduled waits until an activity of the type has been scheduled,
 // and a moment more for a worker to pick it up.
 func waitScheduled(t *testing.T, ctx context.Context, id, activityType string) {
-	require.Eventually(t, func() bool { return activityCount(t, id, activityType) > 0 }, 30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return activityCount(t, env.tc, id, activityType) > 0 }, 30*time.Second, 50*time.Millisecond)
 	select {
 	case <-ctx.Done():
 	case <-time.After(300 * time.Millisecond):

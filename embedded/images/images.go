@@ -49,6 +49,10 @@ type Image struct {
 	BaseTars []string
 	// Layers are applied in order, after BaseTars.
 	Layers [][]Entry
+	// CacheDir, when set, keeps each layer of entries as a tarball (and its
+	// compressed form) keyed by the entries and their sources' size and
+	// time, so an unchanged layer is not packed and compressed again.
+	CacheDir string
 	// Entrypoint, Cmd, Env, User and WorkingDir are the image's defaults.
 	Entrypoint, Cmd, Env []string
 	User, WorkingDir     string
@@ -82,10 +86,7 @@ func (img Image) Build() (v1.Image, error) {
 		}
 	}
 	for i, entries := range img.Layers {
-		entries := entries
-		layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-			return layerTar(entries)
-		}, tarball.WithCompressionLevel(gzip.BestSpeed))
+		layer, err := img.entriesLayer(entries)
 		if err != nil {
 			return nil, fmt.Errorf("building layer %d of %s: %w", i, img.Ref, err)
 		}
@@ -102,6 +103,18 @@ func (img Image) Build() (v1.Image, error) {
 	cfg.Config.Entrypoint, cfg.Config.Cmd, cfg.Config.Env = img.Entrypoint, img.Cmd, img.Env
 	cfg.Config.User, cfg.Config.WorkingDir = img.User, img.WorkingDir
 	return mutate.ConfigFile(out, cfg)
+}
+
+// entriesLayer is a layer of entries, from the cache when there is one.
+func (img Image) entriesLayer(entries []Entry) (v1.Layer, error) {
+	if img.CacheDir != "" {
+		if file, err := cachedLayerTar(img.CacheDir, entries); err == nil {
+			return tarball.LayerFromFile(compressedTar(file), tarball.WithCompressionLevel(gzip.BestSpeed), tarball.WithCompressedCaching)
+		}
+	}
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return layerTar(entries)
+	}, tarball.WithCompressionLevel(gzip.BestSpeed))
 }
 
 // WriteArchive writes a built image as an image archive (`docker save`'s

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
@@ -134,4 +135,40 @@ func TestABaseTarIsCompressedOnceBesideIt(t *testing.T) {
 	hdr, err := tar.NewReader(rc).Next()
 	require.NoError(t, err)
 	require.Equal(t, "etc/", hdr.Name, "WriteLayerTar adds the parent directory")
+}
+
+// With a cache, an unchanged layer is packed once; a changed source makes
+// a new one; the image is the one built without the cache.
+func TestACachedLayerIsPackedOnceAndFollowsItsSource(t *testing.T) {
+	cache := t.TempDir()
+	img := sample(t, "one")
+	plain, err := img.Build()
+	require.NoError(t, err)
+	plainID, err := plain.ConfigName()
+	require.NoError(t, err)
+
+	img.CacheDir = cache
+	for i := 0; i < 2; i++ {
+		built, err := img.Build()
+		require.NoError(t, err)
+		id, err := built.ConfigName()
+		require.NoError(t, err)
+		require.Equal(t, plainID, id)
+	}
+	tars, err := filepath.Glob(filepath.Join(cache, "layer-*.tar"))
+	require.NoError(t, err)
+	require.Len(t, tars, 1, "packed once")
+	require.FileExists(t, tars[0]+".gz")
+
+	src := img.Layers[0][0].Source
+	require.NoError(t, os.WriteFile(src, []byte("two"), 0o700))
+	require.NoError(t, os.Chtimes(src, time.Now().Add(time.Minute), time.Now().Add(time.Minute)))
+	changed, err := img.Build()
+	require.NoError(t, err)
+	changedID, err := changed.ConfigName()
+	require.NoError(t, err)
+	require.NotEqual(t, plainID, changedID, "a changed source is a new layer")
+	tars, err = filepath.Glob(filepath.Join(cache, "layer-*.tar"))
+	require.NoError(t, err)
+	require.Len(t, tars, 2)
 }

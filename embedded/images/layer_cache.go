@@ -2,9 +2,15 @@ package images
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
 )
 
 // compressedTar is file's gzip form, kept beside it as file.gz and made
@@ -82,4 +88,60 @@ func WriteLayerTar(file string, entries []Entry) error {
 		return err
 	}
 	return os.Rename(partial, file)
+}
+
+// cacheAge is how long a cached layer nobody used is kept.
+const cacheAge = 24 * time.Hour
+
+var pruneOnce sync.Once
+
+// cachedLayerTar is entries' layer tarball in dir, written when missing.
+// Using it marks it (and its compressed form) as used; layers unused for a
+// day are removed, once per process.
+func cachedLayerTar(dir string, entries []Entry) (string, error) {
+	key, err := layerKey(entries)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	pruneOnce.Do(func() { prune(dir) })
+	file := filepath.Join(dir, "layer-"+key+".tar")
+	if _, err := os.Stat(file); err != nil {
+		return file, WriteLayerTar(file, entries)
+	}
+	now := time.Now()
+	// The compressed form last, so that it stays as new as the tarball.
+	_ = os.Chtimes(file, now, now)
+	_ = os.Chtimes(file+".gz", now, now)
+	return file, nil
+}
+
+// layerKey identifies a layer by its entries and their sources' size and
+// modification time, without reading the sources.
+func layerKey(entries []Entry) (string, error) {
+	h := sha256.New()
+	for _, e := range entries {
+		fmt.Fprintf(h, "%s\x00%o\x00%s\x00%t\x00%x\x00", e.Path, e.Mode, e.Link, e.Dir, sha256.Sum256(e.Data))
+		if e.Source != "" {
+			st, err := os.Stat(e.Source)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", e.Source, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// prune removes cached layers that were not used for cacheAge.
+func prune(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && strings.HasPrefix(e.Name(), "layer-") && time.Since(info.ModTime()) > cacheAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

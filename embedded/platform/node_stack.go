@@ -103,6 +103,9 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	p.csiProvisionerImage = provisioner.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
 	cfg.Images = []images.Image{launcher, comps, cli, dns.Image, registry.Image, provisioner}
+	for i := range cfg.Images {
+		cfg.Images[i].CacheDir = filepath.Join(o.CacheDir, "image-layers")
+	}
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
 	if p.node, err = node.Start(ctx, cfg); err != nil {
 		return err
