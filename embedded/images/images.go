@@ -49,9 +49,9 @@ type Image struct {
 	BaseTars []string
 	// Layers are applied in order, after BaseTars.
 	Layers [][]Entry
-	// CacheDir, when set, keeps each layer of entries as a tarball (and its
-	// compressed form) keyed by the entries and their sources' size and
-	// time, so an unchanged layer is not packed and compressed again.
+	// CacheDir, when set, keeps each layer of entries compressed, keyed by
+	// the entries and their content, so an unchanged layer is not packed
+	// and compressed again.
 	CacheDir string
 	// Entrypoint, Cmd, Env, User and WorkingDir are the image's defaults.
 	Entrypoint, Cmd, Env []string
@@ -108,8 +108,8 @@ func (img Image) Build() (v1.Image, error) {
 // entriesLayer is a layer of entries, from the cache when there is one.
 func (img Image) entriesLayer(entries []Entry) (v1.Layer, error) {
 	if img.CacheDir != "" {
-		if file, err := cachedLayerTar(img.CacheDir, entries); err == nil {
-			return tarball.LayerFromFile(compressedTar(file), tarball.WithCompressionLevel(gzip.BestSpeed), tarball.WithCompressedCaching)
+		if gz, err := cachedLayer(img.CacheDir, entries); err == nil {
+			return tarball.LayerFromFile(gz)
 		}
 	}
 	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
@@ -155,20 +154,18 @@ func TestACachedLayerIsPackedOnceAndFollowsItsSource(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, plainID, id)
 	}
-	tars, err := filepath.Glob(filepath.Join(cache, "layer-*.tar"))
+	tars, err := filepath.Glob(filepath.Join(cache, "layer-*"))
 	require.NoError(t, err)
-	require.Len(t, tars, 1, "packed once")
-	require.FileExists(t, tars[0]+".gz")
+	require.Len(t, tars, 1, "packed once, kept compressed only")
 
 	src := img.Layers[0][0].Source
 	require.NoError(t, os.WriteFile(src, []byte("two"), 0o700))
-	require.NoError(t, os.Chtimes(src, time.Now().Add(time.Minute), time.Now().Add(time.Minute)))
 	changed, err := img.Build()
 	require.NoError(t, err)
 	changedID, err := changed.ConfigName()
 	require.NoError(t, err)
 	require.NotEqual(t, plainID, changedID, "a changed source is a new layer")
-	tars, err = filepath.Glob(filepath.Join(cache, "layer-*.tar"))
+	tars, err = filepath.Glob(filepath.Join(cache, "layer-*"))
 	require.NoError(t, err)
 	require.Len(t, tars, 2)
 }

@@ -95,10 +95,10 @@ const cacheAge = 24 * time.Hour
 
 var pruneOnce sync.Once
 
-// cachedLayerTar is entries' layer tarball in dir, written when missing.
-// Using it marks it (and its compressed form) as used; layers unused for a
-// day are removed, once per process.
-func cachedLayerTar(dir string, entries []Entry) (string, error) {
+// cachedLayer is entries' layer, compressed, in dir: written when
+// missing (the uncompressed tarball only while compressing). Using it marks
+// it as used; layers unused for a day are removed, once per process.
+func cachedLayer(dir string, entries []Entry) (string, error) {
 	key, err := layerKey(entries)
 	if err != nil {
 		return "", err
@@ -107,32 +107,43 @@ func cachedLayerTar(dir string, entries []Entry) (string, error) {
 		return "", err
 	}
 	pruneOnce.Do(func() { prune(dir) })
-	file := filepath.Join(dir, "layer-"+key+".tar")
-	if _, err := os.Stat(file); err != nil {
-		return file, WriteLayerTar(file, entries)
+	gz := filepath.Join(dir, "layer-"+key+".tar.gz")
+	if _, err := os.Stat(gz); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(gz, now, now)
+		return gz, nil
 	}
-	now := time.Now()
-	// The compressed form last, so that it stays as new as the tarball.
-	_ = os.Chtimes(file, now, now)
-	_ = os.Chtimes(file+".gz", now, now)
-	return file, nil
+	tarFile := strings.TrimSuffix(gz, ".gz")
+	defer os.Remove(tarFile)
+	if err := WriteLayerTar(tarFile, entries); err != nil {
+		return "", err
+	}
+	return gz, writeGzip(tarFile, gz)
 }
 
-// layerKey identifies a layer by its entries and their sources' size and
-// modification time, without reading the sources.
+// layerKey identifies a layer by its entries and their content, so that
+// the same binary built again finds its layer.
 func layerKey(entries []Entry) (string, error) {
 	h := sha256.New()
 	for _, e := range entries {
 		fmt.Fprintf(h, "%s\x00%o\x00%s\x00%t\x00%x\x00", e.Path, e.Mode, e.Link, e.Dir, sha256.Sum256(e.Data))
 		if e.Source != "" {
-			st, err := os.Stat(e.Source)
-			if err != nil {
+			if err := hashFile(h, e.Source); err != nil {
 				return "", err
 			}
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", e.Source, st.Size(), st.ModTime().UnixNano())
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+func hashFile(w io.Writer, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // prune removes cached layers that were not used for cacheAge.
