@@ -43,7 +43,7 @@ func handlers(mgr ctrl.Manager) manager.Build {
 		c := mgr.GetClient()
 		api := &virtapi.Server{
 			Actions: &virtapi.Actions{Client: c}, Version: operands.Version,
-			Nodes:        &virtapi.NodeAgents{Client: c, Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
+			Nodes:        &virtapi.NodeAgents{Client: mgr.GetAPIReader(), Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
 			Authenticate: virtapi.ProxyAuthenticator(allowed),
 		}
 		mux := http.NewServeMux()

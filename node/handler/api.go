@@ -6,9 +6,11 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +36,17 @@ type apiServer struct {
 	token string
 	port  int
 	ln    net.Listener
+	// published is set once virt-api can find this agent's address.
+	published atomic.Bool
+}
+
+// ready is the agent's readiness check: a replaced agent is Ready only
+// once its new address is published, or virt-api would call the old one.
+func (a *apiServer) ready(*http.Request) error {
+	if !a.published.Load() {
+		return errors.New("the node agent's address is not published yet")
+	}
+	return nil
 }
 
 func newAPIServer(c client.Client, cfg Config) (*apiServer, error) {
@@ -56,6 +69,7 @@ func (a *apiServer) Start(ctx context.Context) error {
 		l.Close()
 		return err
 	}
+	a.published.Store(true)
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /v1/namespaces/{ns}/virtualmachineinstances/{name}/{verb}", a.command)
 	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/{stream}", a.stream)

@@ -37,6 +37,9 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	if err := mgr.Add(api); err != nil {
 		return fmt.Errorf("adding node agent API: %w", err)
 	}
+	if err := mgr.AddReadyzCheck("agent-address", api.ready); err != nil {
+		return fmt.Errorf("adding node agent readiness: %w", err)
+	}
 	if err := mgr.Add(&nodeKeeper{c: mgr.GetClient(), cfg: cfg, api: api}); err != nil {
 		return fmt.Errorf("adding node keeper: %w", err)
 	}

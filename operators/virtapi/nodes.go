@@ -17,7 +17,9 @@ import (
 // NodeAgents reaches node agents at the node's internal address and the
 // daemon port it publishes, with the token it publishes in a Secret.
 type NodeAgents struct {
-	Client    client.Client
+	// Client reads VMIs and the agents' Secrets; uncached, so that an
+	// agent that moved is found at its new address at once.
+	Client    client.Reader
 	Namespace string
 	// TokenSecret names a node's token Secret.
 	TokenSecret func(node string) string
