@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -258,14 +259,31 @@ func service(port int) config.Service {
 	return config.Service{RPC: config.RPC{GRPCPort: port, MembershipPort: mustFreePort(), BindOnIP: bindIP}}
 }
 
-// mustFreePort asks the kernel for an unused loopback port. A race with
-// another process grabbing it is possible but harmless on a dev machine: the
-// server then fails to start with a clear bind error.
+// mustFreePort asks the kernel for an unused loopback port that this
+// process has not handed out before: the probe's listener is closed at
+// once, so the kernel may offer the same port to the next probe, and two
+// of the server's eight services on one port kill it at start. A race with
+// another process remains possible; the server then fails with a bind
+// error.
 func mustFreePort() int {
-	l, err := net.Listen("tcp", bindIP+":0")
-	if err != nil {
-		panic(fmt.Sprintf("finding a free port: %v", err))
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for i := 0; i < 100; i++ {
+		l, err := net.Listen("tcp", bindIP+":0")
+		if err != nil {
+			panic(fmt.Sprintf("finding a free port: %v", err))
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !handedOut[port] {
+			handedOut[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	panic("finding a free port: the kernel kept offering ports already handed out")
 }
+
+var (
+	portsMu   sync.Mutex
+	handedOut = map[int]bool{}
+)
