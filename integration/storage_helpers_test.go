@@ -40,14 +40,9 @@ import (
 
 const testStorageClass = platform.HostpathStorageClass
 
-// hostForPods is the host's address as pods see it: the node's bridge
-// once the shared node runs, loopback for the in-process harness.
-func hostForPods() string {
-	if nodeRun != nil {
-		return platform.NodeBridge.Address.Addr().String()
-	}
-	return "127.0.0.1"
-}
+// hostForPods is the host's address as the node's pods reach it: its
+// bridge, which exists while the shared node runs.
+func hostForPods() string { return platform.NodeBridge.Address.Addr().String() }
 
 // hostpathStorage creates the HostPathProvisioner (one pool) and its
 // WaitForFirstConsumer StorageClass, as virtflow up does.
@@ -85,8 +80,7 @@ func (s *imageServer) throttle(n int) {
 	time.Sleep(time.Until(until))
 }
 
-// serveImages serves dir where importers reach it: on the node's bridge,
-// which the shared node's pods reach, when that node runs.
+// serveImages serves dir where importers in the node's pods reach it.
 func serveImages(t *testing.T, dir string) *imageServer {
 	t.Helper()
 	s := &imageServer{}
