@@ -47,7 +47,7 @@ func handlers(mgr ctrl.Manager) manager.Build {
 			Authenticate: virtapi.ProxyAuthenticator(allowed),
 		}
 		mux := http.NewServeMux()
-		for path, h := range virtapi.Webhooks(admission.NewDecoder(mgr.GetScheme())) {
+		for path, h := range virtapi.Webhooks(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader()) {
 			mux.Handle(path, h)
 		}
 		mux.Handle("/", api.Handler())

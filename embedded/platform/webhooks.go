@@ -66,7 +66,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 	w.server = mgr.GetWebhookServer()
 	w.hco, w.virtAPI = hcoHooks, virtAPIHooks
 	if virtAPIHooks {
-		for path, h := range virtapi.Webhooks(dec) {
+		for path, h := range virtapi.Webhooks(dec, mgr.GetAPIReader()) {
 			w.server.Register(path, h)
 		}
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})

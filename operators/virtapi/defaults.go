@@ -1,6 +1,8 @@
 package virtapi
 
 import (
+	"runtime"
+
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 )
@@ -22,11 +24,37 @@ func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 		setDiskDefaults(&d.Devices.Disks[i])
 	}
 	setNetworkDefaults(spec)
+	setCPUDefaults(spec)
+	if spec.Architecture == "" {
+		spec.Architecture = runtime.GOARCH
+	}
 	if d.Memory != nil && d.Memory.Guest != nil && d.Resources.Requests.Memory().IsZero() {
 		if d.Resources.Requests == nil {
 			d.Resources.Requests = corev1.ResourceList{}
 		}
 		d.Resources.Requests[corev1.ResourceMemory] = d.Memory.Guest.DeepCopy()
+	}
+}
+
+// setCPUDefaults fills the topology as upstream: an unset one takes its
+// sockets from the CPU limit or request, and every unset count is 1.
+func setCPUDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
+	d := &spec.Domain
+	if d.CPU == nil {
+		d.CPU = &kubevirtv1.CPU{}
+	}
+	c := d.CPU
+	if c.Sockets == 0 && c.Cores == 0 && c.Threads == 0 {
+		if q, ok := d.Resources.Limits[corev1.ResourceCPU]; ok {
+			c.Sockets = uint32(q.Value())
+		} else if q, ok := d.Resources.Requests[corev1.ResourceCPU]; ok {
+			c.Sockets = uint32(q.Value())
+		}
+	}
+	for _, n := range []*uint32{&c.Sockets, &c.Cores, &c.Threads} {
+		if *n == 0 {
+			*n = 1
+		}
 	}
 }
 

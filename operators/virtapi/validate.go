@@ -126,16 +126,26 @@ func validateInterfaces(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSp
 	return causes
 }
 
+// ValidateVMIMandatory checks what a VMI itself must have, but a VM's
+// template need not (an instancetype may bring it): some memory.
+func ValidateVMIMandatory(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
+	d := spec.Domain
+	if d.Resources.Requests.Memory().Value() != 0 {
+		return nil
+	}
+	if d.Memory == nil || (d.Memory.Guest == nil && d.Memory.Hugepages == nil) {
+		return []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired, Message: fmt.Sprintf(
+			"no memory requested, at least one of '%s', '%s' or '%s' must be set",
+			f.Child("domain", "memory", "guest").String(), f.Child("domain", "memory", "hugepages", "pageSize").String(),
+			f.Child("domain", "resources", "requests", "memory").String())}}
+	}
+	return nil
+}
+
 func validateMemory(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
 	d := spec.Domain
 	req, lim := d.Resources.Requests.Memory(), d.Resources.Limits.Memory()
 	hasGuest := d.Memory != nil && d.Memory.Guest != nil
-	if req.IsZero() && lim.IsZero() && !hasGuest {
-		return []metav1.StatusCause{cause(f.Child("domain", "resources", "requests", "memory"),
-			"no memory requested, at least one of '%s', '%s' or '%s' must be set",
-			f.Child("domain", "memory", "guest").String(), f.Child("domain", "memory", "hugepages", "size").String(),
-			f.Child("domain", "resources", "requests", "memory").String())}
-	}
 	var causes []metav1.StatusCause
 	if !req.IsZero() && !lim.IsZero() && req.Cmp(*lim) > 0 {
 		causes = append(causes, cause(f.Child("domain", "resources", "requests", "memory"),
@@ -162,51 +172,4 @@ func validateCPU(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []m
 	p := f.Child("domain", "cpu")
 	return []metav1.StatusCause{cause(p.Child("sockets"), "%s '%d' must be less than or equal to %s '%d'",
 		p.Child("sockets").String(), c.Sockets, p.Child("maxSockets").String(), c.MaxSockets)}
-}
-
-// ValidateVMSpec checks a VirtualMachine spec.
-func ValidateVMSpec(spec *kubevirtv1.VirtualMachineSpec) []metav1.StatusCause {
-	f := field.NewPath("spec")
-	var causes []metav1.StatusCause
-	switch {
-	case spec.Running != nil && spec.RunStrategy != nil:
-		causes = append(causes, cause(f.Child("running"), "Running and RunStrategy are mutually exclusive. Note that Running is deprecated, please use RunStrategy instead"))
-	case spec.Running == nil && spec.RunStrategy == nil:
-		causes = append(causes, cause(f.Child("runStrategy"), "One of Running or RunStrategy must be specified"))
-	case spec.RunStrategy != nil && !validStrategy(*spec.RunStrategy):
-		causes = append(causes, cause(f.Child("runStrategy"), "Invalid RunStrategy (%s)", *spec.RunStrategy))
-	}
-	if spec.Template == nil {
-		return append(causes, cause(f.Child("template"), "missing virtual machine template."))
-	}
-	tmpl := f.Child("template", "spec")
-	if spec.Instancetype == nil {
-		return append(causes, ValidateVMISpec(tmpl, &spec.Template.Spec)...)
-	}
-	// The instancetype owns CPU and memory: the template must leave them
-	// unset, and the VMI the VM starts is validated once they are applied.
-	causes = append(causes, validateNames(tmpl, &spec.Template.Spec)...)
-	causes = append(causes, validateDisks(tmpl, &spec.Template.Spec)...)
-	causes = append(causes, validateInterfaces(tmpl, &spec.Template.Spec)...)
-	return append(causes, instancetypeConflicts(tmpl, &spec.Template.Spec.Domain)...)
-}
-
-func instancetypeConflicts(f *field.Path, d *kubevirtv1.DomainSpec) []metav1.StatusCause {
-	var causes []metav1.StatusCause
-	if c := d.CPU; c != nil && (c.Sockets != 0 || c.Cores != 0 || c.Threads != 0) {
-		causes = append(causes, cause(f.Child("domain", "cpu"), "VM field(s) %s conflicts with selected instance type", f.Child("domain", "cpu")))
-	}
-	if d.Memory != nil && d.Memory.Guest != nil {
-		causes = append(causes, cause(f.Child("domain", "memory", "guest"), "VM field(s) %s conflicts with selected instance type", f.Child("domain", "memory", "guest")))
-	}
-	return causes
-}
-
-func validStrategy(s kubevirtv1.VirtualMachineRunStrategy) bool {
-	switch s {
-	case kubevirtv1.RunStrategyAlways, kubevirtv1.RunStrategyHalted, kubevirtv1.RunStrategyManual,
-		kubevirtv1.RunStrategyRerunOnFailure, kubevirtv1.RunStrategyOnce, kubevirtv1.RunStrategyWaitAsReceiver:
-		return true
-	}
-	return false
 }

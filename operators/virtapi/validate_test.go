@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 )
@@ -40,8 +41,6 @@ func TestValidateVMISpec(t *testing.T) {
 		{"duplicate volumes", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
 			s.Volumes = append(s.Volumes, s.Volumes[0])
 		}, []string{"spec.volumes[1].name and spec.volumes[0].name must not have the same Name."}},
-		{"no memory", func(s *kubevirtv1.VirtualMachineInstanceSpec) { s.Domain.Memory = nil },
-			[]string{"no memory requested, at least one of 'spec.domain.memory.guest', 'spec.domain.memory.hugepages.size' or 'spec.domain.resources.requests.memory' must be set"}},
 		{"requests above limits", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
 			s.Domain.Memory = nil
 			s.Domain.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
@@ -99,16 +98,14 @@ func TestValidateVMSpec(t *testing.T) {
 
 	bad := validSpec()
 	bad.Domain.Memory = nil
+	require.Empty(t, ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}}),
+		"a template need not bring memory: an instancetype may, and the VMI is checked when it starts")
+	require.Equal(t, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired,
+		Message: "no memory requested, at least one of 'spec.domain.memory.guest', 'spec.domain.memory.hugepages.pageSize' or 'spec.domain.resources.requests.memory' must be set"}},
+		ValidateVMIMandatory(field.NewPath("spec"), &bad))
+	bad.Domain.Devices.Disks = append(bad.Domain.Devices.Disks, kubevirtv1.Disk{Name: "data"})
 	causes := ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}})
-	require.Equal(t, "spec.template.spec.domain.resources.requests.memory", causes[0].Field, "template problems point into the template")
-
-	sized := &kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Instancetype: &kubevirtv1.InstancetypeMatcher{Name: "u1.small"},
-		Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}}
-	require.Empty(t, ValidateVMSpec(sized), "an instancetype provides the memory")
-	sized.Template.Spec.Domain.Memory = validSpec().Domain.Memory
-	conflict := ValidateVMSpec(sized)
-	require.Len(t, conflict, 1)
-	require.Equal(t, "VM field(s) spec.template.spec.domain.memory.guest conflicts with selected instance type", conflict[0].Message)
+	require.Equal(t, "spec.template.spec.domain.devices.disks[1].name", causes[0].Field, "template problems point into the template")
 }
 
 func TestDefaults(t *testing.T) {

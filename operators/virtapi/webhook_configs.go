@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -60,10 +61,11 @@ func MutatingWebhooks(cc ClientConfig) []admissionregistrationv1.MutatingWebhook
 	}
 }
 
-// Webhooks are the handlers of virt-api's webhooks by path.
-func Webhooks(dec admission.Decoder) map[string]http.Handler {
+// Webhooks are the handlers of virt-api's webhooks by path;
+// reader finds the instancetypes and preferences VMs name.
+func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handler {
 	return map[string]http.Handler{
-		VMValidatePath:  &webhook.Admission{Handler: &VMValidator{Decoder: dec}},
+		VMValidatePath:  &webhook.Admission{Handler: &VMValidator{Decoder: dec, Reader: reader}},
 		VMIValidatePath: &webhook.Admission{Handler: &VMIValidator{Decoder: dec}},
 		VMMutatePath:    &webhook.Admission{Handler: &VMMutator{Decoder: dec}},
 		VMIMutatePath:   &webhook.Admission{Handler: &VMIMutator{Decoder: dec}},

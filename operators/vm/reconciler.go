@@ -5,6 +5,7 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,7 +39,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	strategy, err := vm.RunStrategy()
 	if err != nil {
-		return ctrl.Result{}, r.writeStatus(ctx, vm, vmi, err.Error())
+		return ctrl.Result{}, r.writeStatus(ctx, vm, vmi, err)
 	}
 	var pending *kubevirtv1.VirtualMachineStateChangeRequest
 	if len(vm.Status.StateChangeRequests) > 0 {
@@ -47,19 +48,29 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	var res ctrl.Result
 	if vm.DeletionTimestamp == nil {
 		if err := r.ensureDataVolumes(ctx, vm); err != nil {
-			return ctrl.Result{}, r.writeStatus(ctx, vm, vmi, err.Error())
+			return ctrl.Result{}, r.writeStatus(ctx, vm, vmi, &syncError{reason: "FailedCreate",
+				err: fmt.Errorf("Error encountered while creating DataVolumes: %w", err)})
+		}
+		// Admission lets a VM name an instancetype that does not exist
+		// yet; it waits, Stopped, with the reason in its Failure condition.
+		if _, _, err := matchedSpecs(ctx, r.Client, vm); err != nil {
+			return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, vm, vmi, err)
 		}
 		a := decide(strategy, vmi, pending)
 		if wait := backingOff(vm); a == create && wait > 0 {
 			a, res = keep, ctrl.Result{RequeueAfter: wait}
 		}
 		if vmi, err = r.act(ctx, vm, vmi, a); err != nil {
+			var se *syncError
+			if errors.As(err, &se) {
+				return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, vm, vmi, se)
+			}
 			return ctrl.Result{}, err
 		}
 		consumeRequest(vm, vmi, pending)
 	}
 	vm.Status.RunStrategy = strategy
-	return res, r.writeStatus(ctx, vm, vmi, "")
+	return res, r.writeStatus(ctx, vm, vmi, nil)
 }
 
 // backingOff is how long a crash-looping VM must still wait before the next
@@ -93,8 +104,8 @@ func (r *Reconciler) act(ctx context.Context, vm *kubevirtv1.VirtualMachine, vmi
 	case create:
 		next := instanceFor(vm)
 		if err := expand(ctx, r.Client, vm, next); err != nil {
-			r.Recorder.Eventf(vm, corev1.EventTypeWarning, "FailedCreate", "Error creating VirtualMachineInstance: %v", err)
-			return vmi, fmt.Errorf("expanding instancetype and preference of %s: %w", vm.Name, err)
+			r.Recorder.Eventf(vm, corev1.EventTypeWarning, "FailedCreate", "Error creating virtual machine instance: Failed to apply instancetype: %v", err)
+			return vmi, err
 		}
 		if err := r.Client.Create(ctx, next); err != nil && !apierrors.IsAlreadyExists(err) {
 			r.Recorder.Eventf(vm, corev1.EventTypeWarning, "FailedCreate", "Error creating VirtualMachineInstance: %v", err)
@@ -172,7 +183,9 @@ func recordFailure(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachine
 	vm.Status.StartFailure = f
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachineInstance, failure string) error {
+// writeStatus reports the VM's state; failure, when not nil, is the sync
+// error its Failure condition carries.
+func (r *Reconciler) writeStatus(ctx context.Context, vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachineInstance, failure error) error {
 	before := &kubevirtv1.VirtualMachine{}
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(vm), before); err != nil {
 		return client.IgnoreNotFound(err)
@@ -185,7 +198,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, vm *kubevirtv1.VirtualMach
 	vm.Status.PrintableStatus = printable(vm, vmi)
 	vm.Status.ObservedGeneration = vm.Generation
 	vm.Status.DesiredGeneration = vm.Generation
-	setReady(vm, failure)
+	setReady(vm)
+	setFailure(vm, failure)
 	if equality.Semantic.DeepEqual(before.Status, vm.Status) {
 		return nil
 	}
@@ -195,11 +209,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, vm *kubevirtv1.VirtualMach
 	return nil
 }
 
-func setReady(vm *kubevirtv1.VirtualMachine, failure string) {
+func setReady(vm *kubevirtv1.VirtualMachine) {
 	status, reason, msg := corev1.ConditionFalse, "VMINotExists", "VMI does not exist"
 	switch {
-	case failure != "":
-		reason, msg = "Failure", failure
 	case vm.Status.Ready:
 		status, reason, msg = corev1.ConditionTrue, "", ""
 	case vm.Status.Created:
