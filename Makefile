@@ -1,5 +1,7 @@
 # The two commands in the README: `make up` and `make test`.
 GO ?= go
+# Stamps the binaries with their version (see version/version.go).
+LDFLAGS = $(shell ./hack/ldflags.sh)
 
 .PHONY: up test unit integration bench generate install build
 
@@ -7,7 +9,7 @@ install:
 	./hack/install.sh
 
 up: install
-	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause
 	./bin/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
 
 test: install unit integration
@@ -31,4 +33,4 @@ generate:
 	$(GO) run ./cmd/crdgen
 
 build:
-	$(GO) build -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause ./cmd/virtctl
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause ./cmd/virtctl

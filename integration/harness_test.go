@@ -105,7 +105,11 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 		return s, err
 	}
 	s.virtflowBin = filepath.Join(dir, "virtflow")
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "../cmd/virtflow", "../cmd/virt-launcher", "../cmd/pause")
+	ldflags, err := exec.CommandContext(ctx, "../hack/ldflags.sh").Output()
+	if err != nil {
+		return s, fmt.Errorf("stamping the version: %w", err)
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-ldflags", strings.TrimSpace(string(ldflags)), "-o", dir+"/", "../cmd/virtflow", "../cmd/virt-launcher", "../cmd/pause")
 	if out, err := build.CombinedOutput(); err != nil {
 		return s, fmt.Errorf("building virtflow: %w\n%s", err, out)
 	}

@@ -10,10 +10,9 @@ import (
 	"io"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-)
 
-// Version is the client version virtctl reports.
-var Version = "v0.1.0"
+	"github.com/virtflow/virtflow/version"
+)
 
 func (c *command) run(ctx context.Context, verb string, args []string) error {
 	switch verb {
@@ -94,16 +93,16 @@ func (c *command) report(err error, format string, args ...any) error {
 }
 
 func (c *command) version(ctx context.Context) error {
-	fmt.Fprintf(c.out, "Client Version: %s\n", Version)
+	fmt.Fprintf(c.out, "Client Version: %#v\n", version.Get())
 	raw, err := c.client.Get().AbsPath("/apis/subresources.kubevirt.io/v1/version").DoRaw(ctx)
 	if err != nil {
-		return fmt.Errorf("could not get the server version: %w", err)
+		return fmt.Errorf("failed to get server version: %w", err)
 	}
-	var v map[string]string
+	var v version.Info
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
+		return fmt.Errorf("failed to get server version: %w", err)
 	}
-	fmt.Fprintf(c.out, "Server Version: %s\n", v["gitVersion"])
+	fmt.Fprintf(c.out, "Server Version: %#v\n", v)
 	return nil
 }
 

@@ -16,9 +16,9 @@ import (
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/virtapi"
+	"github.com/virtflow/virtflow/version"
 )
 
 // Main runs virt-api until ctx ends.
@@ -42,7 +42,7 @@ func handlers(mgr ctrl.Manager) manager.Build {
 		}
 		c := mgr.GetClient()
 		api := &virtapi.Server{
-			Actions: &virtapi.Actions{Client: c}, Version: operands.Version,
+			Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: mgr.GetAPIReader(),
 			Nodes:        &virtapi.NodeAgents{Client: mgr.GetAPIReader(), Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
 			Authenticate: virtapi.ProxyAuthenticator(allowed),
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/virtapi"
 	"github.com/virtflow/virtflow/operators/webhookcert"
+	"github.com/virtflow/virtflow/version"
 )
 
 // virt-api's Service; the aggregator verifies its certificate for this name.
@@ -46,7 +47,7 @@ func startVirtAPI(ctx context.Context, c client.Client, certDir string) error {
 		certDir: certDir,
 		handler: func(auth func(*http.Request) error) http.Handler {
 			srv := &virtapi.Server{
-				Actions: &virtapi.Actions{Client: c}, Version: Version,
+				Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: c,
 				Nodes:        &virtapi.NodeAgents{Client: c, Namespace: Namespace, TokenSecret: handler.TokenSecret},
 				Authenticate: auth,
 			}

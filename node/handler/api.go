@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -29,7 +30,7 @@ import (
 func TokenSecret(node string) string { return "virt-handler-" + node }
 
 // apiServer is the node agent's API for virt-api: VMI commands that must
-// run on the node (pause, unpause).
+// run on the node (pause, unpause, soft reboot, reset, freeze, unfreeze).
 type apiServer struct {
 	c     client.Client
 	cfg   Config
@@ -148,13 +149,21 @@ func (a *apiServer) guestInfo(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(gi.AgentInfo())
 }
 
+// vmiCommands are the commands virt-api may send a VMI's launcher.
+var vmiCommands = map[string]bool{"pause": true, "unpause": true, "softreboot": true, "reset": true, "freeze": true, "unfreeze": true}
+
 func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
 	if !a.authorized(w, r) {
 		return
 	}
 	verb := r.PathValue("verb")
-	if verb != "pause" && verb != "unpause" {
+	if !vmiCommands[verb] {
 		http.Error(w, "unknown command "+verb, http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	l, err := a.launcher(r.Context(), r.PathValue("ns"), r.PathValue("name"))
@@ -162,7 +171,10 @@ func (a *apiServer) command(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	if err := l.client().Command(r.Context(), verb); err != nil {
+	if len(body) == 0 {
+		body = nil
+	}
+	if err := l.client().Send(r.Context(), verb, body); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}

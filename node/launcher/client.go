@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,9 +88,17 @@ func (c *Client) getJSON(ctx context.Context, what string, out any) error {
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
-// Command sends pause, unpause, shutdown or destroy.
-func (c *Client) Command(ctx context.Context, verb string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://launcher/v1/"+verb, nil)
+// Command sends pause, unpause, softreboot, reset, unfreeze, shutdown or
+// destroy.
+func (c *Client) Command(ctx context.Context, verb string) error { return c.Send(ctx, verb, nil) }
+
+// Send sends a command with a JSON body (freeze takes its timeout so).
+func (c *Client) Send(ctx context.Context, verb string, body []byte) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://launcher/v1/"+verb, rd)
 	if err != nil {
 		return err
 	}

@@ -120,9 +120,10 @@ func connect(ctx context.Context, cfg Config) (libvirt.Hypervisor, func(), error
 }
 
 type launcher struct {
-	cfg  Config
-	hv   libvirt.Hypervisor
-	name string
+	cfg    Config
+	hv     libvirt.Hypervisor
+	name   string
+	frozen freezer
 }
 
 func (l *launcher) status(ctx context.Context) Status {

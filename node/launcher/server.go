@@ -43,10 +43,12 @@ func serve(path string, l *launcher) (*http.Server, error) {
 			http.Error(w, err.Error(), http.StatusConflict)
 			return
 		}
+		gi.FSFreezeStatus = l.frozen.status()
 		_ = json.NewEncoder(w).Encode(gi)
 	})
 	for verb, f := range map[string]func(context.Context, string) error{
 		"pause": l.hv.Pause, "unpause": l.hv.Resume, "shutdown": l.hv.Shutdown, "destroy": l.hv.Destroy,
+		"softreboot": l.hv.Reboot, "reset": l.hv.Reset,
 	} {
 		mux.HandleFunc("PUT /v1/"+verb, func(w http.ResponseWriter, r *http.Request) {
 			if err := f(r.Context(), l.name); err != nil {
@@ -56,6 +58,8 @@ func serve(path string, l *launcher) (*http.Server, error) {
 			w.WriteHeader(http.StatusNoContent)
 		})
 	}
+	mux.HandleFunc("PUT /v1/freeze", l.freeze)
+	mux.HandleFunc("PUT /v1/unfreeze", l.unfreeze)
 	mux.HandleFunc("GET /v1/console", l.console)
 	mux.HandleFunc("GET /v1/vnc", l.vnc)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}

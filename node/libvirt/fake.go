@@ -145,6 +145,35 @@ func (f *Fake) GuestInfo(ctx context.Context, name string) (GuestInfo, error) {
 	return gi, nil
 }
 
+// Reboot needs a running domain; a fake guest has nothing to restart.
+func (f *Fake) Reboot(ctx context.Context, name string) error { return f.running(ctx, name) }
+
+// Reset needs a running domain.
+func (f *Fake) Reset(ctx context.Context, name string) error { return f.running(ctx, name) }
+
+// FSFreeze needs a running domain with an agent.
+func (f *Fake) FSFreeze(ctx context.Context, name string) error {
+	_, err := f.GuestInfo(ctx, name)
+	return err
+}
+
+// FSThaw needs a running domain with an agent.
+func (f *Fake) FSThaw(ctx context.Context, name string) error {
+	_, err := f.GuestInfo(ctx, name)
+	return err
+}
+
+func (f *Fake) running(ctx context.Context, name string) error {
+	d, err := f.Lookup(ctx, name)
+	if err != nil {
+		return err
+	}
+	if d.State != Running {
+		return fmt.Errorf("domain %s is not running", name)
+	}
+	return nil
+}
+
 // Close does nothing.
 func (f *Fake) Close() error { return nil }
 

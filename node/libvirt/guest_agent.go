@@ -23,8 +23,13 @@ type GuestInfo struct {
 	OS       GuestOS `json:"os"`
 	// TimeZone is the zone's name; TimeZoneOffset its offset from UTC in
 	// seconds.
-	TimeZone       string `json:"timeZone,omitempty"`
-	TimeZoneOffset int    `json:"timeZoneOffset"`
+	TimeZone       string            `json:"timeZone,omitempty"`
+	TimeZoneOffset int               `json:"timeZoneOffset"`
+	Users          []GuestUser       `json:"users,omitempty"`
+	Filesystems    []GuestFilesystem `json:"filesystems,omitempty"`
+	// FSFreezeStatus is "frozen" while the launcher holds the guest's
+	// filesystems frozen, else empty.
+	FSFreezeStatus string `json:"fsFreezeStatus,omitempty"`
 }
 
 // GuestOS is the guest's os-release and uname.
@@ -48,7 +53,10 @@ func (gi GuestInfo) AgentInfo() *kubevirtv1.VirtualMachineInstanceGuestAgentInfo
 			Name: gi.OS.Name, KernelRelease: gi.OS.KernelRelease, Version: gi.OS.Version, PrettyName: gi.OS.PrettyName,
 			VersionID: gi.OS.VersionID, KernelVersion: gi.OS.KernelVersion, Machine: gi.OS.Machine, ID: gi.OS.ID,
 		},
-		Timezone: fmt.Sprintf("%s, %d", gi.TimeZone, gi.TimeZoneOffset),
+		Timezone:       fmt.Sprintf("%s, %d", gi.TimeZone, gi.TimeZoneOffset),
+		UserList:       gi.UserList().Items,
+		FSInfo:         kubevirtv1.VirtualMachineInstanceFileSystemInfo{Filesystems: gi.FileSystemList().Items},
+		FSFreezeStatus: gi.FSFreezeStatus,
 	}
 }
 
@@ -79,14 +87,16 @@ func (h *conn) AgentConnected(_ context.Context, name string) (bool, error) {
 	return false, nil
 }
 
-// GuestInfo asks the agent for the guest's OS, host name and time zone.
+// GuestInfo asks the agent for the guest's OS, host name, time zone,
+// users and filesystems.
 func (h *conn) GuestInfo(_ context.Context, name string) (GuestInfo, error) {
 	d, err := h.lookup(name)
 	if err != nil {
 		return GuestInfo{}, err
 	}
 	defer d.Free()
-	gi, err := d.GetGuestInfo(golibvirt.DOMAIN_GUEST_INFO_OS|golibvirt.DOMAIN_GUEST_INFO_HOSTNAME|golibvirt.DOMAIN_GUEST_INFO_TIMEZONE, 0)
+	gi, err := d.GetGuestInfo(golibvirt.DOMAIN_GUEST_INFO_OS|golibvirt.DOMAIN_GUEST_INFO_HOSTNAME|golibvirt.DOMAIN_GUEST_INFO_TIMEZONE|
+		golibvirt.DOMAIN_GUEST_INFO_USERS|golibvirt.DOMAIN_GUEST_INFO_FILESYSTEM, 0)
 	var lerr golibvirt.Error
 	if errors.As(err, &lerr) && lerr.Code == golibvirt.ERR_AGENT_UNRESPONSIVE {
 		return GuestInfo{}, fmt.Errorf("%s: %w (%s)", name, ErrNoAgent, lerr.Message)
@@ -94,7 +104,7 @@ func (h *conn) GuestInfo(_ context.Context, name string) (GuestInfo, error) {
 	if err != nil {
 		return GuestInfo{}, fmt.Errorf("asking the guest agent of %s: %w", name, err)
 	}
-	out := GuestInfo{Hostname: gi.Hostname}
+	out := GuestInfo{Hostname: gi.Hostname, Users: usersOf(gi.Users), Filesystems: filesystemsOf(gi.FileSystems)}
 	if os := gi.OS; os != nil {
 		out.OS = GuestOS{ID: os.ID, Name: os.Name, PrettyName: os.PrettyName, Version: os.Version, VersionID: os.VersionID,
 			KernelRelease: os.KernelRelease, KernelVersion: os.KernelVersion, Machine: os.Machine}

@@ -58,6 +58,14 @@ type Hypervisor interface {
 	// GuestInfo asks the guest agent about the guest's OS, host name and
 	// time zone; ErrNoAgent when none is connected.
 	GuestInfo(ctx context.Context, name string) (GuestInfo, error)
+	// Reboot restarts the guest from inside (agent, else ACPI).
+	Reboot(ctx context.Context, name string) error
+	// Reset restarts the guest at once, like a reset button.
+	Reset(ctx context.Context, name string) error
+	// FSFreeze freezes the guest's filesystems through its agent.
+	FSFreeze(ctx context.Context, name string) error
+	// FSThaw thaws them.
+	FSThaw(ctx context.Context, name string) error
 	// Console opens the domain's serial console.
 	Console(ctx context.Context, name string) (io.ReadWriteCloser, error)
 	// Close releases the connection.

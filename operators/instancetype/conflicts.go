@@ -53,3 +53,6 @@ func (cs Conflicts) StatusCauses() []metav1.StatusCause {
 func (cs Conflicts) VMIError() error {
 	return fmt.Errorf("VMI conflicts with instancetype spec in fields: [%s]", cs.Paths())
 }
+
+// Err is all conflicts in one error, as upstream's expand reports them.
+func (cs Conflicts) Err() error { return fmt.Errorf(conflictFormat, cs.Paths()) }

@@ -12,18 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ActionError carries the HTTP status a failed action answers with.
-type ActionError struct {
-	Code    int
-	Message string
-}
-
-func (e *ActionError) Error() string { return e.Message }
-
-func conflict(format string, args ...any) error {
-	return &ActionError{Code: http.StatusConflict, Message: fmt.Sprintf(format, args...)}
-}
-
 // Actions implements the VM subresources start, stop and restart the way
 // upstream does: by changing the run strategy where it decides, else by a
 // state-change request the VM controller carries out.
@@ -62,7 +50,7 @@ func (a *Actions) Start(ctx context.Context, ns, name string) error {
 		return err
 	}
 	if running(vmi) {
-		return conflict("VM is already running")
+		return vmConflict(name, "VM is already running")
 	}
 	switch strategy {
 	case kubevirtv1.RunStrategyHalted, kubevirtv1.RunStrategyAlways:
@@ -78,7 +66,7 @@ func (a *Actions) Stop(ctx context.Context, ns, name string, gracePeriod *int64)
 		return err
 	}
 	if !running(vmi) && strategy != kubevirtv1.RunStrategyAlways {
-		return conflict("VM is not running")
+		return vmConflict(name, "VM is not running")
 	}
 	if gracePeriod != nil && running(vmi) {
 		if err := a.shortenGrace(ctx, vmi, *gracePeriod); err != nil {
@@ -100,10 +88,10 @@ func (a *Actions) Restart(ctx context.Context, ns, name string) error {
 		return err
 	}
 	if strategy == kubevirtv1.RunStrategyHalted {
-		return conflict("RunStategy %s does not support manual restart requests", strategy)
+		return vmConflict(name, "RunStategy %s does not support manual restart requests", strategy)
 	}
 	if !running(vmi) {
-		return conflict("VM is not running")
+		return vmConflict(name, "VM is not running")
 	}
 	uid := vmi.UID
 	return a.request(ctx, vm,
@@ -127,7 +115,7 @@ func (a *Actions) setStrategy(ctx context.Context, vm *kubevirtv1.VirtualMachine
 
 func (a *Actions) request(ctx context.Context, vm *kubevirtv1.VirtualMachine, reqs ...kubevirtv1.VirtualMachineStateChangeRequest) error {
 	if len(vm.Status.StateChangeRequests) > 0 {
-		return conflict("unable to complete request: stop/start already underway")
+		return internal("unable to complete request: stop/start already underway")
 	}
 	patch := client.MergeFrom(vm.DeepCopy())
 	vm.Status.StateChangeRequests = append(vm.Status.StateChangeRequests, reqs...)

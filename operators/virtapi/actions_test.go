@@ -62,7 +62,9 @@ func TestManualUsesStateChangeRequests(t *testing.T) {
 	require.Equal(t, kubevirtv1.StopRequest, reqs[0].Action)
 	require.Equal(t, types.UID("vmi-uid"), *reqs[0].UID)
 	require.Equal(t, kubevirtv1.StartRequest, reqs[1].Action)
-	require.Equal(t, http.StatusConflict, code(a.Stop(context.Background(), "ns", "vm", nil)), "one change at a time")
+	err := a.Stop(context.Background(), "ns", "vm", nil)
+	require.Equal(t, http.StatusInternalServerError, code(err), "one change at a time")
+	require.EqualError(t, err, "Internal error occurred: unable to complete request: stop/start already underway")
 }
 
 func TestStopWithGracePeriodShortensTheVMIs(t *testing.T) {

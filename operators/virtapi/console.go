@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gorilla/websocket"
-	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/wire/rawstream"
@@ -28,15 +27,12 @@ const (
 // Stream opens the VMI's serial console or VNC display through its node
 // agent.
 func (n *NodeAgents) Stream(ctx context.Context, ns, name, kind string) (io.ReadWriteCloser, error) {
-	vmi := &kubevirtv1.VirtualMachineInstance{}
-	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
-		return nil, &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
+	vmi, err := n.VMI(ctx, ns, name)
+	if err != nil {
+		return nil, err
 	}
-	if vmi.Status.Phase != kubevirtv1.Running {
-		return nil, &ActionError{Code: http.StatusBadRequest, Message: "Unable to connect to VirtualMachineInstance because phase is " + string(vmi.Status.Phase) + " instead of Running"}
-	}
-	if a := vmi.Spec.Domain.Devices.AutoattachGraphicsDevice; kind == VNCStream && a != nil && !*a {
-		return nil, &ActionError{Code: http.StatusBadRequest, Message: "No graphics devices are present."}
+	if err := streamable(vmi, kind); err != nil {
+		return nil, err
 	}
 	url, token, err := n.endpoint(ctx, vmi.Status.NodeName)
 	if err != nil {
@@ -46,12 +42,28 @@ func (n *NodeAgents) Stream(ctx context.Context, ns, name, kind string) (io.Read
 	conn, err := rawstream.Dial(ctx, "tcp", strings.TrimPrefix(url, "http://"), path, map[string]string{"Authorization": "Bearer " + token})
 	var refused *rawstream.StatusError
 	if errors.As(err, &refused) {
-		return nil, conflict("%s", refused.Message)
+		return nil, vmiConflict(name, "%s", refused.Message)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
 	}
 	return conn, nil
+}
+
+// streamable refuses a console or display upstream would refuse.
+func streamable(vmi *kubevirtv1.VirtualMachineInstance, kind string) error {
+	dev := vmi.Spec.Domain.Devices
+	switch {
+	case kind == ConsoleStream && dev.AutoattachSerialConsole != nil && !*dev.AutoattachSerialConsole:
+		return badRequest("No serial consoles are present.")
+	case kind == VNCStream && dev.AutoattachGraphicsDevice != nil && !*dev.AutoattachGraphicsDevice:
+		return badRequest("No graphics devices are present.")
+	case kind == ConsoleStream && vmi.Status.Phase == kubevirtv1.Failed:
+		return vmiConflict(vmi.Name, "VMI is in failed status")
+	case vmi.Status.Phase != kubevirtv1.Running:
+		return badRequest("VMI is not running")
+	}
+	return nil
 }
 
 // StreamOpener opens VMI consoles and displays; NodeAgents implements it.

@@ -3,6 +3,7 @@ package virtapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -10,23 +11,9 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 )
 
-// GuestInfoReader answers guestosinfo; NodeAgents implements it.
-type GuestInfoReader interface {
-	// GuestOSInfo returns what the VMI's guest agent reports.
-	GuestOSInfo(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstanceGuestAgentInfo, error)
-}
-
-// GuestOSInfo asks the VMI's guest agent through its node agent, refusing
-// as upstream does when the VMI is not running or has no agent connected.
-func (n *NodeAgents) GuestOSInfo(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstanceGuestAgentInfo, error) {
-	vmi, err := n.runningVMI(ctx, ns, name)
-	if err != nil {
-		return nil, err
-	}
-	if !hasCondition(vmi, kubevirtv1.VirtualMachineInstanceAgentConnected) {
-		return nil, conflict("VMI does not have guest agent connected")
-	}
-	resp, err := n.agentRequest(ctx, vmi, http.MethodGet, "guestinfo", http.StatusOK)
+// GuestInfo asks the VMI's guest agent through its node agent.
+func (n *NodeAgents) GuestInfo(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) (*kubevirtv1.VirtualMachineInstanceGuestAgentInfo, error) {
+	resp, err := n.agentRequest(ctx, vmi, http.MethodGet, "guestinfo", nil, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +21,7 @@ func (n *NodeAgents) GuestOSInfo(ctx context.Context, ns, name string) (*kubevir
 	// The node agent answers in upstream's shape, as virt-handler does.
 	info := &kubevirtv1.VirtualMachineInstanceGuestAgentInfo{}
 	if err := json.NewDecoder(resp.Body).Decode(info); err != nil {
-		return nil, fmt.Errorf("decoding guest info of %s: %w", name, err)
+		return nil, fmt.Errorf("decoding guest info of %s: %w", vmi.Name, err)
 	}
 	return info, nil
 }
@@ -48,17 +35,54 @@ func hasCondition(vmi *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.Virtual
 	return false
 }
 
-func (s *Server) guestOSInfo(w http.ResponseWriter, r *http.Request) {
-	reader, ok := s.Nodes.(GuestInfoReader)
-	if !ok {
-		writeStatus(w, http.StatusNotImplemented, "guestosinfo is not available")
-		return
+// guestGet serves guestosinfo, userlist and filesystemlist: what the
+// guest agent reports, shaped by render. Like upstream's, these answer
+// every failure with a plain-text 500 carrying the message.
+func (s *Server) guestGet(render func(*kubevirtv1.VirtualMachineInstanceGuestAgentInfo) any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		info, err := s.guestInfo(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+		if err != nil {
+			msg := err.Error()
+			var ae *ActionError
+			if errors.As(err, &ae) {
+				msg = ae.Message
+			}
+			http.Error(w, msg, http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(render(info))
 	}
-	info, err := reader.GuestOSInfo(r.Context(), r.PathValue("ns"), r.PathValue("name"))
+}
+
+func (s *Server) guestInfo(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstanceGuestAgentInfo, error) {
+	vmi, err := s.Nodes.VMI(ctx, ns, name)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(info)
+	if vmi.Status.Phase != kubevirtv1.Running {
+		return nil, vmiConflict(name, "VMI is not running")
+	}
+	if !hasCondition(vmi, kubevirtv1.VirtualMachineInstanceAgentConnected) {
+		return nil, vmiConflict(name, "VMI does not have guest agent connected")
+	}
+	return s.Nodes.GuestInfo(ctx, vmi)
+}
+
+func asOSInfo(info *kubevirtv1.VirtualMachineInstanceGuestAgentInfo) any { return info }
+
+func asUserList(info *kubevirtv1.VirtualMachineInstanceGuestAgentInfo) any {
+	items := info.UserList
+	if items == nil {
+		items = []kubevirtv1.VirtualMachineInstanceGuestOSUser{}
+	}
+	return kubevirtv1.VirtualMachineInstanceGuestOSUserList{Items: items}
+}
+
+func asFileSystemList(info *kubevirtv1.VirtualMachineInstanceGuestAgentInfo) any {
+	items := info.FSInfo.Filesystems
+	if items == nil {
+		items = []kubevirtv1.VirtualMachineInstanceFileSystem{}
+	}
+	return kubevirtv1.VirtualMachineInstanceFileSystemList{Items: items}
 }

@@ -1,6 +1,7 @@
 package virtapi
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,61 +28,54 @@ type NodeAgents struct {
 	HTTP        *http.Client
 }
 
-// VMICommand sends verb to the launcher of the VMI through its node agent.
-func (n *NodeAgents) VMICommand(ctx context.Context, ns, name, verb string) error {
-	vmi, err := n.runningVMI(ctx, ns, name)
-	if err != nil {
-		return err
+// VMI reads a VMI, answering upstream's 404 when it is missing.
+func (n *NodeAgents) VMI(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstance, error) {
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
+		}
+		return nil, internal("unable to retrieve vmi [%s]: %v", name, err)
 	}
-	paused := hasCondition(vmi, kubevirtv1.VirtualMachineInstancePaused)
-	if verb == "pause" && paused {
-		return conflict("VMI is already paused")
-	}
-	if verb == "unpause" && !paused {
-		return conflict("VMI is not paused")
-	}
-	resp, err := n.agentRequest(ctx, vmi, http.MethodPut, verb, http.StatusNoContent)
+	return vmi, nil
+}
+
+// Command sends verb (with body, when not nil) to the VMI's launcher
+// through its node agent.
+func (n *NodeAgents) Command(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, verb string, body []byte) error {
+	resp, err := n.agentRequest(ctx, vmi, http.MethodPut, verb, body, http.StatusNoContent)
 	if err != nil {
 		return err
 	}
 	return resp.Body.Close()
 }
 
-// runningVMI reads the VMI, refusing as upstream does when it is missing
-// or not running.
-func (n *NodeAgents) runningVMI(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachineInstance, error) {
-	vmi := &kubevirtv1.VirtualMachineInstance{}
-	if err := n.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, vmi); err != nil {
-		return nil, &ActionError{Code: http.StatusNotFound, Message: fmt.Sprintf("virtualmachineinstance.kubevirt.io %q not found", name)}
-	}
-	if vmi.Status.Phase != kubevirtv1.Running {
-		return nil, conflict("VMI is not running")
-	}
-	return vmi, nil
-}
-
 // agentRequest calls the VMI's node agent at .../<suffix>; an answer
-// other than want is a conflict carrying the agent's message. The caller
-// closes the body.
-func (n *NodeAgents) agentRequest(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, method, suffix string, want int) (*http.Response, error) {
+// other than want is upstream's internal error carrying the agent's
+// message. The caller closes the body.
+func (n *NodeAgents) agentRequest(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, method, suffix string, body []byte, want int) (*http.Response, error) {
 	url, token, err := n.endpoint(ctx, vmi.Status.NodeName)
 	if err != nil {
-		return nil, err
+		return nil, &ActionError{Code: http.StatusBadRequest, Message: err.Error()}
 	}
 	path := fmt.Sprintf("%s/v1/namespaces/%s/virtualmachineinstances/%s/%s", url, vmi.Namespace, vmi.Name, suffix)
-	req, err := http.NewRequestWithContext(ctx, method, path, nil)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, rd)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := n.httpClient().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
+		return nil, internal("reaching the node agent of %s: %v", vmi.Status.NodeName, err)
 	}
 	if resp.StatusCode != want {
 		msg, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		return nil, conflict("%s", strings.TrimSpace(string(msg)))
+		return nil, internal("unexpected return code %d (%s), message: %s", resp.StatusCode, resp.Status, strings.TrimSpace(string(msg)))
 	}
 	return resp, nil
 }

@@ -1,12 +1,15 @@
 package virtapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/version"
 )
 
 // GroupVersion of the aggregated API virt-api serves.
@@ -14,13 +17,9 @@ const (
 	SubresourceGroup   = "subresources.kubevirt.io"
 	SubresourceVersion = "v1"
 	prefix             = "/apis/" + SubresourceGroup + "/" + SubresourceVersion
+	// legacyPrefix is the older version upstream still serves alike.
+	legacyPrefix = "/apis/" + SubresourceGroup + "/v1alpha3"
 )
-
-// NodeCommander reaches the node agent running a VMI.
-type NodeCommander interface {
-	// VMICommand sends pause or unpause to the VMI's launcher.
-	VMICommand(ctx context.Context, namespace, name, verb string) error
-}
 
 // Server serves subresources.kubevirt.io/v1 behind the API server's
 // aggregation layer, which has already authenticated and authorized the
@@ -28,37 +27,59 @@ type NodeCommander interface {
 type Server struct {
 	Actions *Actions
 	Nodes   NodeCommander
+	// Reader reads what expand-spec and objectgraph need: VMs, VMIs,
+	// instancetypes, preferences, pods and claims.
+	Reader client.Reader
 	// Authenticate rejects requests that did not come from the aggregator.
 	Authenticate func(*http.Request) error
-	Version      string
+	// Version is this build's, served at /version.
+	Version version.Info
 }
 
-// Handler returns the HTTP handler.
+// Handler returns the HTTP handler. Every subresource upstream serves is
+// routed: those not built yet answer 501 with a clear message instead of
+// a 404 that would look like a wrong URL.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+prefix, s.discovery)
-	mux.HandleFunc("GET "+prefix+"/version", s.version)
-	mux.HandleFunc("GET "+prefix+"/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	vm := prefix + "/namespaces/{ns}/virtualmachines/{name}/"
+	for _, gv := range []string{prefix, legacyPrefix} {
+		mux.HandleFunc("GET "+gv, s.discovery)
+		mux.HandleFunc("GET "+gv+"/version", s.version)
+		mux.HandleFunc("GET "+gv+"/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+		s.vmRoutes(mux, gv+"/namespaces/{ns}/virtualmachines/{name}/")
+		s.vmiRoutes(mux, gv+"/namespaces/{ns}/virtualmachineinstances/{name}/")
+		mux.HandleFunc("PUT "+gv+"/namespaces/{ns}/expand-vm-spec", s.expandBody)
+		unsupported(mux, gv)
+	}
+	return s.authenticated(mux)
+}
+
+func (s *Server) vmRoutes(mux *http.ServeMux, vm string) {
 	mux.HandleFunc("PUT "+vm+"start", s.vmAction(func(r *http.Request, ns, name string) error { return s.Actions.Start(r.Context(), ns, name) }))
 	mux.HandleFunc("PUT "+vm+"restart", s.vmAction(func(r *http.Request, ns, name string) error { return s.Actions.Restart(r.Context(), ns, name) }))
 	mux.HandleFunc("PUT "+vm+"stop", s.vmAction(func(r *http.Request, ns, name string) error {
 		opts, err := decodeStop(r)
 		if err != nil {
-			return &ActionError{Code: http.StatusBadRequest, Message: "decoding stop options: " + err.Error()}
+			return badRequest("Can not unmarshal Request body to struct, error: %v", err)
 		}
 		return s.Actions.Stop(r.Context(), ns, name, opts.GracePeriod)
 	}))
-	vmi := prefix + "/namespaces/{ns}/virtualmachineinstances/{name}/"
+	mux.HandleFunc("GET "+vm+"expand-spec", s.expandVM)
+	mux.HandleFunc("GET "+vm+"objectgraph", s.objectGraph(false))
+}
+
+func (s *Server) vmiRoutes(mux *http.ServeMux, vmi string) {
 	mux.HandleFunc("GET "+vmi+"console", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, ConsoleStream) })
 	mux.HandleFunc("GET "+vmi+"vnc", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, VNCStream) })
-	mux.HandleFunc("GET "+vmi+"guestosinfo", s.guestOSInfo)
-	for _, verb := range []string{"pause", "unpause"} {
-		mux.HandleFunc("PUT "+vmi+verb, s.vmAction(func(r *http.Request, ns, name string) error {
-			return s.Nodes.VMICommand(r.Context(), ns, name, verb)
-		}))
+	mux.HandleFunc("GET "+vmi+"guestosinfo", s.guestGet(asOSInfo))
+	mux.HandleFunc("GET "+vmi+"userlist", s.guestGet(asUserList))
+	mux.HandleFunc("GET "+vmi+"filesystemlist", s.guestGet(asFileSystemList))
+	mux.HandleFunc("GET "+vmi+"objectgraph", s.objectGraph(true))
+	for verb, check := range map[string]vmiCheck{
+		"pause": checkPause, "unpause": checkUnpause, "softreboot": checkSoftReboot,
+		"reset": checkReset, "freeze": checkFreeze, "unfreeze": checkUnfreeze,
+	} {
+		mux.HandleFunc("PUT "+vmi+verb, s.vmiCommand(verb, check))
 	}
-	return s.authenticated(mux)
 }
 
 func (s *Server) authenticated(next http.Handler) http.Handler {
@@ -113,29 +134,38 @@ func reasonFor(code int) metav1.StatusReason {
 		return metav1.StatusReasonBadRequest
 	case http.StatusUnauthorized:
 		return metav1.StatusReasonUnauthorized
+	case http.StatusForbidden:
+		return metav1.StatusReasonForbidden
+	case http.StatusNotImplemented:
+		return "NotImplemented"
 	}
 	return metav1.StatusReasonInternalError
 }
 
-func (s *Server) discovery(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 	res := func(name string, verbs ...string) metav1.APIResource {
 		return metav1.APIResource{Name: name, Namespaced: true, Kind: "", Verbs: verbs}
 	}
-	list := metav1.APIResourceList{
-		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
-		GroupVersion: SubresourceGroup + "/" + SubresourceVersion,
-		APIResources: []metav1.APIResource{
-			res("virtualmachines/start", "update"), res("virtualmachines/stop", "update"), res("virtualmachines/restart", "update"),
-			res("virtualmachineinstances/pause", "update"), res("virtualmachineinstances/unpause", "update"),
-			res("virtualmachineinstances/console", "get"), res("virtualmachineinstances/vnc", "get"),
-			res("virtualmachineinstances/guestosinfo", "get"),
-		},
+	var list []metav1.APIResource
+	for _, n := range []string{"start", "stop", "restart"} {
+		list = append(list, res("virtualmachines/"+n, "update"))
 	}
+	list = append(list, res("virtualmachines/expand-spec", "get"), res("virtualmachines/objectgraph", "get"))
+	for _, n := range []string{"pause", "unpause", "softreboot", "reset", "freeze", "unfreeze"} {
+		list = append(list, res("virtualmachineinstances/"+n, "update"))
+	}
+	for _, n := range []string{"console", "vnc", "guestosinfo", "userlist", "filesystemlist", "objectgraph"} {
+		list = append(list, res("virtualmachineinstances/"+n, "get"))
+	}
+	list = append(list, res("expand-vm-spec", "update"))
+	gv := strings.TrimPrefix(strings.TrimSuffix(r.URL.Path, "/"), "/apis/")
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(list)
+	_ = json.NewEncoder(w).Encode(metav1.APIResourceList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv, APIResources: list,
+	})
 }
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]string{"gitVersion": s.Version, "platform": "linux/amd64"})
+	_ = json.NewEncoder(w).Encode(s.Version)
 }
