@@ -4,7 +4,8 @@
 #   vmlinuz         the Debian cloud kernel (LZ4, boots in seconds under TCG)
 #   initramfs.img   busybox-static; /init loads virtio, prints the contents of
 #                   /dev/vda's virtflow-disk.txt if a disk is attached, starts a
-#                   minimal guest agent on the org.qemu.guest_agent.0 port,
+#                   minimal guest agent on the org.qemu.guest_agent.0 port
+#                   (guest info, users, filesystems, fsfreeze, reboot),
 #                   prints VIRTFLOW-GUEST-READY and runs a shell on the serial
 #                   console
 #   disk.raw        an 8 MiB ext2 image holding virtflow-disk.txt
@@ -15,7 +16,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v3"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v4"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -55,8 +56,10 @@ exec setsid cttyhack /bin/sh
 INIT
 chmod 0755 "$root/init"
 
-# Just enough of the QEMU guest agent protocol for libvirt's guest info:
-# guest-sync, OS, host name, time zone and users, one JSON line each way.
+# Just enough of the QEMU guest agent protocol for libvirt: guest-sync,
+# OS, host name, time zone, users (root, logged in on the console since
+# the agent started), filesystems (/mnt when the disk is mounted),
+# fsfreeze and guest-shutdown; one JSON line each way.
 cat > "$root/bin/virtflow-agent" <<'AGENT'
 #!/bin/busybox sh
 osinfo='{"id":"virtflow-test-guest","name":"Virtflow Test Guest","pretty-name":"Virtflow Test Guest (busybox)","version":"2","version-id":"2","kernel-release":"'"$(uname -r)"'","kernel-version":"'"$(uname -v)"'","machine":"'"$(uname -m)"'"}'
@@ -65,17 +68,30 @@ port() {
     if [ "$(cat "$p/name" 2>/dev/null)" = org.qemu.guest_agent.0 ]; then echo "/dev/${p##*/}"; fi
   done
 }
+started=$(date +%s)
+frozen=thawed
+fsinfo() {
+  if ! grep -q ' /mnt ' /proc/mounts; then printf '[]'; return; fi
+  set -- $(df -k /mnt | tail -n 1)
+  printf '[{"name": "vda", "mountpoint": "/mnt", "type": "ext2", "total-bytes": %d, "used-bytes": %d, "disk": []}]' $(($2 * 1024)) $(($3 * 1024))
+}
 answer() {
   id=$(echo "$1" | sed -n 's/.*"id": *\([0-9]*\).*/\1/p')
   case "$1" in
     *guest-sync-delimited*) printf '\377{"return": %s}\n' "$id" ;;
     *guest-sync*) printf '{"return": %s}\n' "$id" ;;
     *guest-ping*) printf '{"return": {}}\n' ;;
-    *guest-info*) printf '{"return": {"version": "virtflow-test-guest-2", "supported_commands": []}}\n' ;;
+    *guest-info*) printf '{"return": {"version": "virtflow-test-guest-3", "supported_commands": []}}\n' ;;
     *guest-get-osinfo*) printf '{"return": %s}\n' "$osinfo" ;;
     *guest-get-host-name*) printf '{"return": {"host-name": "%s"}}\n' "$(hostname)" ;;
     *guest-get-timezone*) printf '{"return": {"zone": "UTC", "offset": 0}}\n' ;;
-    *guest-get-users*) printf '{"return": []}\n' ;;
+    *guest-get-users*) printf '{"return": [{"user": "root", "login-time": %s.0}]}\n' "$started" ;;
+    *guest-get-fsinfo*) printf '{"return": %s}\n' "$(fsinfo)" ;;
+    *guest-fsfreeze-freeze*) sync; frozen=frozen; printf '{"return": 1}\n' ;;
+    *guest-fsfreeze-thaw*) frozen=thawed; printf '{"return": 1}\n' ;;
+    *guest-fsfreeze-status*) printf '{"return": "%s"}\n' "$frozen" ;;
+    *guest-shutdown*reboot*) echo "VIRTFLOW-GUEST-REBOOT" >/dev/console; sync; reboot -f ;;
+    *guest-shutdown*) sync; poweroff -f ;;
     *) printf '{"error": {"class": "CommandNotFound", "desc": "not supported by the test guest agent"}}\n' ;;
   esac
 }

@@ -67,3 +67,54 @@ func TestVMTakesItsShapeFromAnInstancetypeAndPreference(t *testing.T) {
 	require.True(t, strings.Contains(cmdline, "-smp 2,sockets=1,dies=1,cores=2,threads=1"), "qemu runs 2 cores: %s", cmdline)
 	require.True(t, strings.Contains(cmdline, "-m size=327680k") || strings.Contains(cmdline, "-m 320"), "qemu gets 320Mi: %s", cmdline)
 }
+
+// TestAVMMayNameAnInstancetypeBeforeItExists follows upstream's admission:
+// the VM is admitted, waits Stopped with the API server's words in its
+// Failure condition, and starts once the instancetype appears. A VM that
+// conflicts with an instancetype that exists is refused with one cause per
+// field, through the API server.
+func TestAVMMayNameAnInstancetypeBeforeItExists(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	ns := n.namespace(t)
+	vm := testGuestVM("later", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	vm.Spec.Template.Spec.Domain.Memory = nil
+	vm.Spec.Instancetype = &kubevirtv1.InstancetypeMatcher{Kind: "VirtualMachineInstancetype", Name: "later"}
+	require.NoError(t, n.c.Create(ctx, vm), "upstream admits a VM whose instancetype does not exist yet")
+	defer deleteVM(t, n.c, vm)
+	key := crclient.ObjectKeyFromObject(vm)
+	var failure *kubevirtv1.VirtualMachineCondition
+	require.Eventually(t, func() bool {
+		got := &kubevirtv1.VirtualMachine{}
+		if n.c.Get(ctx, key, got) != nil {
+			return false
+		}
+		for i, c := range got.Status.Conditions {
+			if c.Type == kubevirtv1.VirtualMachineFailure {
+				failure = &got.Status.Conditions[i]
+			}
+		}
+		return failure != nil && got.Status.PrintableStatus == kubevirtv1.VirtualMachineStatusStopped
+	}, time.Minute, 200*time.Millisecond)
+	require.Equal(t, "FailedFindInstancetype", failure.Reason)
+	require.Equal(t, `virtualmachineinstancetypes.instancetype.kubevirt.io "later" not found`, failure.Message)
+
+	it := &instancetypev1beta1.VirtualMachineInstancetype{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "later"},
+		Spec: instancetypev1beta1.VirtualMachineInstancetypeSpec{CPU: instancetypev1beta1.CPUInstancetype{Guest: 1},
+			Memory: instancetypev1beta1.MemoryInstancetype{Guest: resource.MustParse("256Mi")}}}
+	require.NoError(t, n.c.Create(ctx, it))
+	v := runningVMI(t, n.c, key)
+	require.Equal(t, "256Mi", v.Spec.Domain.Memory.Guest.String())
+	require.Equal(t, "later", v.Annotations[kubevirtv1.InstancetypeAnnotation])
+
+	clash := testGuestVM("clash", kubevirtv1.RunStrategyHalted)
+	clash.Namespace = ns
+	clash.Spec.Instancetype = vm.Spec.Instancetype
+	clash.Spec.Template.Spec.Domain.CPU = &kubevirtv1.CPU{Sockets: 2, Threads: 1}
+	err := n.c.Create(ctx, clash)
+	require.EqualError(t, err, `admission webhook "virtualmachine-validator.kubevirt.io" denied the request: `+
+		`VM field(s) spec.template.spec.domain.cpu.sockets conflicts with selected instance type, `+
+		`VM field(s) spec.template.spec.domain.cpu.threads conflicts with selected instance type, `+
+		`VM field(s) spec.template.spec.domain.memory.guest conflicts with selected instance type`)
+}

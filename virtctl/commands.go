@@ -34,6 +34,14 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.vnc(ctx, args)
 	case "guestosinfo":
 		return c.guestOSInfo(ctx, args)
+	case "soft-reboot", "reset":
+		return c.vmiVerb(ctx, verb, args)
+	case "userlist", "fslist":
+		return c.guestList(ctx, verb, args)
+	case "expand":
+		return c.expand(ctx, args)
+	case "objectgraph":
+		return c.objectGraph(ctx, args)
 	}
 	return fmt.Errorf("unknown command %q\n%s", verb, usage)
 }

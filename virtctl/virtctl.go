@@ -31,6 +31,15 @@ Commands:
                                    open the VNC display in a local viewer, or
                                    only proxy it to 127.0.0.1:PORT
   guestosinfo VMI                  print what the guest agent reports
+  userlist VMI                     print the users logged in to the guest
+  fslist VMI                       print the guest's filesystems
+  soft-reboot VMI                  reboot the guest from inside (agent or ACPI)
+  reset VMI                        reset the guest at once
+  expand --vm NAME | --file FILE [-o yaml|json]
+                                   print a VM with its instancetype and
+                                   preference applied
+  objectgraph NAME [--vmi] [--exclude-optional] [-o json|yaml]
+                                   print the objects a VM (VMI) depends on
   pause vm|vmi NAME                pause a virtual machine (instance)
   unpause vm|vmi NAME              unpause a virtual machine (instance)
   version                          print client and server versions

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"kubevirt.io/api/instancetype/v1beta1"
@@ -45,13 +47,13 @@ func FindInstancetype(ctx context.Context, r client.Reader, ns string, m *kubevi
 	case ClusterInstancetypeKind:
 		it := &v1beta1.VirtualMachineClusterInstancetype{}
 		if err := r.Get(ctx, types.NamespacedName{Name: m.Name}, it); err != nil {
-			return nil, err
+			return nil, asServerSays(err, "virtualmachineclusterinstancetypes", m.Name)
 		}
 		return &it.Spec, nil
 	case InstancetypeKind:
 		it := &v1beta1.VirtualMachineInstancetype{}
 		if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: m.Name}, it); err != nil {
-			return nil, err
+			return nil, asServerSays(err, "virtualmachineinstancetypes", m.Name)
 		}
 		return &it.Spec, nil
 	}
@@ -67,13 +69,13 @@ func FindPreference(ctx context.Context, r client.Reader, ns string, m *kubevirt
 	case ClusterPreferenceKind:
 		p := &v1beta1.VirtualMachineClusterPreference{}
 		if err := r.Get(ctx, types.NamespacedName{Name: m.Name}, p); err != nil {
-			return nil, err
+			return nil, asServerSays(err, "virtualmachineclusterpreferences", m.Name)
 		}
 		return &p.Spec, nil
 	case PreferenceKind:
 		p := &v1beta1.VirtualMachinePreference{}
 		if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: m.Name}, p); err != nil {
-			return nil, err
+			return nil, asServerSays(err, "virtualmachinepreferences", m.Name)
 		}
 		return &p.Spec, nil
 	}
@@ -87,4 +89,13 @@ func IsNamespaced(kind string, instancetypes bool) bool {
 		return kindOf(kind, ClusterInstancetypeKind, InstancetypeKind) == InstancetypeKind
 	}
 	return kindOf(kind, ClusterPreferenceKind, PreferenceKind) == PreferenceKind
+}
+
+// asServerSays words a not-found as the API server does (a cache names the
+// Kind, the server the resource), which is what upstream reports.
+func asServerSays(err error, resource, name string) error {
+	if apierrors.IsNotFound(err) {
+		return apierrors.NewNotFound(schema.GroupResource{Group: v1beta1.SchemeGroupVersion.Group, Resource: resource}, name)
+	}
+	return err
 }

@@ -16,6 +16,21 @@ const (
 // SetVMIDefaults fills what upstream's VMI mutator fills, so the stored
 // object says what will actually run.
 func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
+	setTemplateDefaults(spec)
+	setCPUDefaults(spec)
+	d := &spec.Domain
+	if d.Memory != nil && d.Memory.Guest != nil && d.Resources.Requests.Memory().IsZero() {
+		if d.Resources.Requests == nil {
+			d.Resources.Requests = corev1.ResourceList{}
+		}
+		d.Resources.Requests[corev1.ResourceMemory] = d.Memory.Guest.DeepCopy()
+	}
+}
+
+// setTemplateDefaults is what a VM's template is given too. The CPU
+// topology and memory request are left to the VMI: an instancetype the VM
+// names owns them, and setting them here would conflict with it.
+func setTemplateDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 	d := &spec.Domain
 	if d.Machine == nil || d.Machine.Type == "" {
 		d.Machine = &kubevirtv1.Machine{Type: DefaultMachineType}
@@ -24,15 +39,8 @@ func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 		setDiskDefaults(&d.Devices.Disks[i])
 	}
 	setNetworkDefaults(spec)
-	setCPUDefaults(spec)
 	if spec.Architecture == "" {
 		spec.Architecture = runtime.GOARCH
-	}
-	if d.Memory != nil && d.Memory.Guest != nil && d.Resources.Requests.Memory().IsZero() {
-		if d.Resources.Requests == nil {
-			d.Resources.Requests = corev1.ResourceList{}
-		}
-		d.Resources.Requests[corev1.ResourceMemory] = d.Memory.Guest.DeepCopy()
 	}
 }
 
@@ -95,6 +103,6 @@ func setNetworkDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 // SetVMDefaults defaults the template of a VirtualMachine.
 func SetVMDefaults(spec *kubevirtv1.VirtualMachineSpec) {
 	if spec.Template != nil {
-		SetVMIDefaults(&spec.Template.Spec)
+		setTemplateDefaults(&spec.Template.Spec)
 	}
 }
