@@ -56,10 +56,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if _, _, err := matchedSpecs(ctx, r.Client, vm); err != nil {
 			return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, vm, vmi, err)
 		}
-		a := decide(strategy, vmi, pending)
-		if wait := backingOff(vm); a == create && wait > 0 {
-			a, res = keep, ctrl.Result{RequeueAfter: wait}
-		}
+		var a action
+		a, res = r.plan(vm, vmi, strategy, pending)
 		if vmi, err = r.act(ctx, vm, vmi, a); err != nil {
 			var se *syncError
 			if errors.As(err, &se) {
@@ -71,6 +69,37 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	vm.Status.RunStrategy = strategy
 	return res, r.writeStatus(ctx, vm, vmi, nil)
+}
+
+// plan decides what to do with the VMI. A VM whose VMI failed keeps it,
+// with its launcher pod and log, until the restart backoff has passed, so
+// the reason can still be read while the VM shows CrashLoopBackOff.
+func (r *Reconciler) plan(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachineInstance, strategy kubevirtv1.VirtualMachineRunStrategy,
+	pending *kubevirtv1.VirtualMachineStateChangeRequest) (action, ctrl.Result) {
+	a := decide(strategy, vmi, pending)
+	automatic := a == recreate && pending == nil
+	if automatic && vmi.Status.Phase == kubevirtv1.Failed && recordFailure(vm, vmi) {
+		r.Recorder.Eventf(vm, corev1.EventTypeWarning, "VMIFailed", "VirtualMachineInstance %s failed: %s", vmi.Name, failureOf(vmi))
+	}
+	if wait := backingOff(vm); (a == create || automatic) && wait > 0 {
+		return keep, ctrl.Result{RequeueAfter: wait}
+	}
+	return a, ctrl.Result{}
+}
+
+// failureOf is the reason a failed VMI gives in its conditions.
+func failureOf(vmi *kubevirtv1.VirtualMachineInstance) string {
+	for _, c := range vmi.Status.Conditions {
+		if c.Status == corev1.ConditionFalse && c.Message != "" && c.Type == kubevirtv1.VirtualMachineInstanceSynchronized {
+			return c.Message
+		}
+	}
+	for _, c := range vmi.Status.Conditions {
+		if c.Message != "" && c.Type != kubevirtv1.VirtualMachineInstanceReady {
+			return c.Message
+		}
+	}
+	return "phase " + string(vmi.Status.Phase)
 }
 
 // backingOff is how long a crash-looping VM must still wait before the next
@@ -163,14 +192,15 @@ func consumeRequest(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachin
 }
 
 // recordFailure backs off repeated start failures, as upstream's
-// CrashLoopBackOff does: 10s, 20s, 40s ... capped at 5 minutes.
-func recordFailure(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachineInstance) {
+// CrashLoopBackOff does: 10s, 20s, 40s ... capped at 5 minutes. It tells
+// whether this VMI's failure is new.
+func recordFailure(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachineInstance) bool {
 	f := vm.Status.StartFailure
 	if f == nil {
 		f = &kubevirtv1.VirtualMachineStartFailure{}
 	}
 	if f.LastFailedVMIUID == vmi.UID {
-		return
+		return false
 	}
 	f.ConsecutiveFailCount++
 	f.LastFailedVMIUID = vmi.UID
@@ -181,6 +211,7 @@ func recordFailure(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.VirtualMachine
 	retry := metav1.NewTime(time.Now().Add(backoff))
 	f.RetryAfterTimestamp = &retry
 	vm.Status.StartFailure = f
+	return true
 }
 
 // writeStatus reports the VM's state; failure, when not nil, is the sync

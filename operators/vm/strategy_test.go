@@ -2,10 +2,13 @@ package vm
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 )
 
@@ -91,3 +94,26 @@ func TestFailuresBackOffExponentially(t *testing.T) {
 }
 
 func typesUID(s string) types.UID { return types.UID(s) }
+
+func TestAFailedVMIIsKeptThroughItsBackoffAndItsReasonReported(t *testing.T) {
+	always := kubevirtv1.RunStrategyAlways
+	vm := &kubevirtv1.VirtualMachine{Spec: kubevirtv1.VirtualMachineSpec{RunStrategy: &always}}
+	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "vm", UID: "first"},
+		Status: kubevirtv1.VirtualMachineInstanceStatus{Phase: kubevirtv1.Failed, Conditions: []kubevirtv1.VirtualMachineInstanceCondition{{
+			Type: kubevirtv1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse, Reason: "PodFailed",
+			Message: "container compute exited with code 1 (Error): no space left"}}}}
+	rec := record.NewFakeRecorder(5)
+	r := &Reconciler{Recorder: rec}
+	a, res := r.plan(vm, vmi, always, nil)
+	require.Equal(t, keep, a, "the failed VMI stays while the VM backs off")
+	require.InDelta(t, 10*time.Second, res.RequeueAfter, float64(time.Second))
+	require.Equal(t, "Warning VMIFailed VirtualMachineInstance vm failed: container compute exited with code 1 (Error): no space left", <-rec.Events)
+	a, _ = r.plan(vm, vmi, always, nil)
+	require.Equal(t, keep, a)
+	require.Empty(t, rec.Events, "one event per failed VMI")
+
+	past := metav1.NewTime(time.Now().Add(-time.Second))
+	vm.Status.StartFailure.RetryAfterTimestamp = &past
+	a, _ = r.plan(vm, vmi, always, nil)
+	require.Equal(t, recreate, a, "once the backoff has passed a new VMI replaces it")
+}

@@ -78,6 +78,9 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 			Containers: []corev1.Container{{
 				Name: "compute", Image: launcherpod.Image, ImagePullPolicy: corev1.PullIfNotPresent,
 				Command: launcherpod.Command,
+				// A launcher that dies says why in its log; the kubelet keeps
+				// the tail as the termination message the VMI then carries.
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 					corev1.ResourceMemory: mem, corev1.ResourceCPU: cpu,
 				}},

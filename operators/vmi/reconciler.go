@@ -7,6 +7,7 @@ package vmi
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,6 +55,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	} else if len(pods) > 0 {
 		follow(vmi, &pods[0])
+		if vmi.Status.Phase == kubevirtv1.Failed && before.Phase != kubevirtv1.Failed {
+			r.Recorder.Event(vmi, corev1.EventTypeWarning, "PodFailed", podFailure(&pods[0]))
+		}
 	}
 	if vmi.Status.Phase == kubevirtv1.VmPhaseUnset {
 		vmistatus.SetPhase(vmi, kubevirtv1.Pending)
@@ -130,7 +134,7 @@ func (r *Reconciler) blockClaims(ctx context.Context, vmi *kubevirtv1.VirtualMac
 func follow(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) {
 	if pod.Status.Phase == corev1.PodFailed && !vmi.IsRunning() {
 		vmistatus.SetPhase(vmi, kubevirtv1.Failed)
-		vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceSynchronized, corev1.ConditionFalse, "PodFailed", pod.Status.Message)
+		vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceSynchronized, corev1.ConditionFalse, "PodFailed", podFailure(pod))
 		return
 	}
 	if !vmi.IsUnprocessed() && vmi.Status.Phase != kubevirtv1.Scheduling {
@@ -150,17 +154,25 @@ func follow(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) {
 	vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), corev1.ConditionTrue, "", "")
 }
 
-// finish removes the launcher pods of a final or deleted VMI, then drops the
-// finalizer once they are gone.
+// finish removes the launcher pods of a deleted VMI, and the still running
+// ones of a final VMI, then drops the finalizer once those are gone. A
+// final VMI keeps its terminated pod, so `kubectl logs` explains a failure
+// until the VMI is deleted (the pod goes with it, as its owner).
 func (r *Reconciler) finish(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, pods []corev1.Pod) (ctrl.Result, error) {
+	waiting := 0
 	for i := range pods {
-		if pods[i].DeletionTimestamp == nil {
-			if err := r.Client.Delete(ctx, &pods[i]); err != nil && !apierrors.IsNotFound(err) {
-				return ctrl.Result{}, fmt.Errorf("deleting launcher pod %s: %w", pods[i].Name, err)
+		p := &pods[i]
+		if vmi.DeletionTimestamp == nil && (p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded) {
+			continue
+		}
+		waiting++
+		if p.DeletionTimestamp == nil {
+			if err := r.Client.Delete(ctx, p); err != nil && !apierrors.IsNotFound(err) {
+				return ctrl.Result{}, fmt.Errorf("deleting launcher pod %s: %w", p.Name, err)
 			}
 		}
 	}
-	if len(pods) > 0 {
+	if waiting > 0 {
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if controllerutil.RemoveFinalizer(vmi, kubevirtv1.VirtualMachineInstanceFinalizer) {
@@ -169,6 +181,35 @@ func (r *Reconciler) finish(ctx context.Context, vmi *kubevirtv1.VirtualMachineI
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// podFailure says why a launcher pod failed: its containers' exit codes
+// and the tail of their log, else the pod's own message.
+func podFailure(pod *corev1.Pod) string {
+	var parts []string
+	for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
+		t := cs.State.Terminated
+		if t == nil || t.ExitCode == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("container %s exited with code %d (%s)", cs.Name, t.ExitCode, t.Reason)
+		if m := strings.TrimSpace(t.Message); m != "" {
+			// The log's tail is what explains a failure; an event keeps
+			// about a kilobyte.
+			if len(m) > 800 {
+				m = "..." + m[len(m)-800:]
+			}
+			msg += ": " + m
+		}
+		parts = append(parts, msg)
+	}
+	if len(parts) == 0 {
+		if pod.Status.Message != "" {
+			return pod.Status.Message
+		}
+		return fmt.Sprintf("launcher pod %s failed", pod.Name)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // SetupWithManager watches VMIs and their launcher pods, with several

@@ -118,3 +118,36 @@ func TestVMIWithoutMemoryFails(t *testing.T) {
 	require.Equal(t, kubevirtv1.Failed, get(t, c, req).Status.Phase)
 	require.Empty(t, pods(t, c))
 }
+
+func TestAFailedLauncherPodStaysAndTheVMISaysWhy(t *testing.T) {
+	vmi := newVMI()
+	vmi.Status.Phase = kubevirtv1.Scheduled
+	vmi.Finalizers = []string{kubevirtv1.VirtualMachineInstanceFinalizer}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "virt-launcher-vm-x",
+		Labels: map[string]string{kubevirtv1.CreatedByLabel: "u1"}},
+		Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{Name: "compute",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
+				Message: "starting libvirtd: permission denied\n"}}}}}}
+	r, c, req := setup(t, vmi, pod)
+	rec := r.Recorder.(*record.FakeRecorder)
+	_, err := r.Reconcile(context.Background(), req)
+	require.NoError(t, err)
+	got := get(t, c, req)
+	require.Equal(t, kubevirtv1.Failed, got.Status.Phase)
+	want := "container compute exited with code 1 (Error): starting libvirtd: permission denied"
+	var cond *kubevirtv1.VirtualMachineInstanceCondition
+	for i := range got.Status.Conditions {
+		if got.Status.Conditions[i].Type == kubevirtv1.VirtualMachineInstanceSynchronized {
+			cond = &got.Status.Conditions[i]
+		}
+	}
+	require.NotNil(t, cond)
+	require.Equal(t, "PodFailed", cond.Reason)
+	require.Equal(t, want, cond.Message)
+	require.Equal(t, "Warning PodFailed "+want, <-rec.Events)
+
+	_, err = r.Reconcile(context.Background(), req)
+	require.NoError(t, err)
+	require.Len(t, pods(t, c), 1, "the failed pod stays for its log while the VMI exists")
+	require.Empty(t, get(t, c, req).Finalizers, "nothing left to clean up before deletion")
+}
