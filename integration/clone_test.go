@@ -63,7 +63,7 @@ func TestCloneAcrossNamespacesNeedsPermission(t *testing.T) {
 		return dv
 	}
 	err = joe.Create(ctx, clone())
-	require.ErrorContains(t, err, "insufficient permissions in clone source namespace: user joe may not create datavolumes/source in namespace "+golden.Namespace)
+	require.ErrorContains(t, err, "User joe has insufficient permissions in clone source namespace "+golden.Namespace)
 
 	grant(t, s.c, golden.Namespace, "cloner", "joe", rbacv1.PolicyRule{APIGroups: []string{"cdi.kubevirt.io"}, Resources: []string{"datavolumes/source"}, Verbs: []string{"create"}})
 	require.Eventually(t, func() bool { return joe.Create(ctx, clone()) == nil }, 10*time.Second, 200*time.Millisecond, "allowed once joe may clone")
@@ -107,5 +107,5 @@ func TestDataVolumeFromADataSource(t *testing.T) {
 	missing := s.importDV("from-nowhere", "", "1Mi", false)
 	missing.Spec.Source = nil
 	missing.Spec.SourceRef = &cdiv1.DataVolumeSourceRef{Kind: cdiv1.DataVolumeDataSource, Name: "no-such-source"}
-	require.ErrorContains(t, s.c.Create(ctx, missing), "SourceRef DataSource/"+s.ns+"/no-such-source not found")
+	require.ErrorContains(t, s.c.Create(ctx, missing), `datasources.cdi.kubevirt.io "no-such-source" not found`)
 }

@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/client"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operators/cdi"
@@ -47,10 +46,9 @@ func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 		if err != nil {
 			return nil, nil, err
 		}
-		dec := admission.NewDecoder(mgr.GetScheme())
 		mux := http.NewServeMux()
 		mux.Handle(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{
-			Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 		}})
 		mux.Handle("/", (&cdiapi.Server{Signer: signer, Authenticate: virtapi.ProxyAuthenticator(allowed)}).Handler())
 		return mux, clientCAs, nil

@@ -69,7 +69,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 		for path, h := range virtapi.Webhooks(dec, mgr.GetAPIReader()) {
 			w.server.Register(path, h)
 		}
-		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Decoder: dec, Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
+		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 	}
 	if !hcoHooks {
 		return

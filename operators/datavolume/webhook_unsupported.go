@@ -1,0 +1,34 @@
+package datavolume
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+)
+
+// Messages for DataVolumes CDI accepts but this release cannot fill.
+const (
+	unsupportedSource      = "only http, registry, upload, pvc and blank sources are supported by this virtflow release"
+	unsupportedImageStream = "registry imageStream sources are not supported by this virtflow release; use a registry url"
+	unsupportedPopulation  = "externally populated DataVolumes (dataSource or dataSourceRef) are not supported by this virtflow release"
+)
+
+// unsupported refuses a valid spec this release cannot fill: a source with
+// no importer here (s3, gcs, imageio, vddk, snapshot), an image stream, or
+// external population. A sourceRef passes: its DataSource may point at a
+// claim later, and the DataVolume waits for it.
+func unsupported(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause {
+	if ds, ref := populationRefs(spec); ds != nil || ref != nil {
+		return Invalid(f.Child("source"), unsupportedPopulation)
+	}
+	s := spec.Source
+	switch {
+	case s == nil:
+		return nil
+	case s.Registry != nil && s.Registry.ImageStream != nil:
+		return Invalid(f.Child("source", "Registry"), unsupportedImageStream)
+	case s.HTTP != nil, s.Registry != nil, s.Upload != nil, s.PVC != nil, s.Blank != nil:
+		return nil
+	}
+	return Invalid(f.Child("source"), unsupportedSource)
+}
