@@ -1,7 +1,7 @@
 // Package cdiapiserver is cdi-apiserver's command: the aggregated API
 // upload.cdi.kubevirt.io, which issues upload tokens signed with the key
-// cdi-operator keeps, and the DataVolume validating webhook, on one TLS
-// port behind the cdi-api Service.
+// cdi-operator keeps, and the DataVolume and DataImportCron validating
+// webhooks, on one TLS port behind the cdi-api Service.
 package cdiapiserver
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/cdiapi"
+	"github.com/virtflow/virtflow/operators/dataimportcron"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/virtapi"
 )
@@ -37,9 +38,9 @@ func Main(ctx context.Context, args []string) error {
 	})
 }
 
-// handlers serve the DataVolume webhook and, for everything else, the
-// aggregated API, whose requests are authenticated by the aggregator's
-// client CA.
+// handlers serve the DataVolume and DataImportCron webhooks and, for
+// everything else, the aggregated API, whose requests are authenticated by
+// the aggregator's client CA.
 func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 	return func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
 		clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, mgr.GetAPIReader())
@@ -50,6 +51,7 @@ func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 		mux.Handle(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{
 			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 		}})
+		mux.Handle(dataimportcron.ValidatePath, &webhook.Admission{Handler: &dataimportcron.Validator{}})
 		mux.Handle("/", (&cdiapi.Server{Signer: signer, Authenticate: virtapi.ProxyAuthenticator(allowed)}).Handler())
 		return mux, clientCAs, nil
 	}

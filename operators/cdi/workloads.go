@@ -12,6 +12,7 @@ import (
 	"github.com/virtflow/virtflow/operators/cdiapi"
 	"github.com/virtflow/virtflow/operators/cdiconfig"
 	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/operators/dataimportcron"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/virtapi"
 )
@@ -31,12 +32,13 @@ type Install struct {
 
 // Names of CDI's objects, as upstream's cdi-operator creates them.
 const (
-	APIServerCerts   = "cdi-apiserver-server-cert"
-	APIService       = "cdi-api"
-	SigningKeySecret = "cdi-api-signing-key"
-	DataVolumeHook   = "cdi-api-datavolume-validate"
-	UploadProxyCerts = "cdi-uploadproxy-server-cert"
-	UploadProxy      = cdiconfig.UploadProxyService
+	APIServerCerts     = "cdi-apiserver-server-cert"
+	APIService         = "cdi-api"
+	SigningKeySecret   = "cdi-api-signing-key"
+	DataVolumeHook     = "cdi-api-datavolume-validate"
+	DataImportCronHook = "cdi-api-dataimportcron-validate"
+	UploadProxyCerts   = "cdi-uploadproxy-server-cert"
+	UploadProxy        = cdiconfig.UploadProxyService
 	// CertDir is where a component's serving certificate is mounted.
 	CertDir = "/var/run/certs/server"
 	// KeyDir is where the token signing key (cdi-apiserver) or its public
@@ -83,18 +85,15 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 		return nil, err
 	}
 	cc := component.ServiceClientConfig(ns, APIService, bundle)
-	hook := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
-		ObjectMeta: metav1.ObjectMeta{Name: DataVolumeHook, Labels: l},
-		Webhooks:   []admissionregistrationv1.ValidatingWebhook{DataVolumeWebhook(cc)},
-	}
+	dvHook := validatingConfig(DataVolumeHook, l, DataVolumeWebhook(cc))
+	cronHook := validatingConfig(DataImportCronHook, l, DataImportCronWebhook(cc))
 	c := in.servingContainer("cdi-apiserver")
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "signing-key", MountPath: KeyDir, ReadOnly: true})
 	d := component.Deployment(ns, "cdi-apiserver", "cdi-apiserver", l, selector("cdi-apiserver"), c,
 		component.ServingVolume(APIServerCerts), component.SecretVolume("signing-key", SigningKeySecret, cdiapi.PrivateKeyFile))
 	objs := []client.Object{
 		d, certs, key, component.Service(ns, APIService, selector("cdi-apiserver"), l),
-		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), hook,
+		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook,
 	}
 	return append(objs, component.Identity(ns, "cdi-apiserver", in.ClusterRole, l)...), nil
 }
@@ -104,6 +103,23 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 func DataVolumeWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
 	return virtapi.Validating(cc, "datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath,
 		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "datavolumes", admissionregistrationv1.Create, admissionregistrationv1.Update))
+}
+
+// DataImportCronWebhook is cdi-apiserver's DataImportCron validator, as
+// upstream names it, reached through cc.
+func DataImportCronWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return virtapi.Validating(cc, "dataimportcron-validate.cdi.kubevirt.io", dataimportcron.ValidatePath,
+		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "dataimportcrons", admissionregistrationv1.Create, admissionregistrationv1.Update))
+}
+
+// validatingConfig is a ValidatingWebhookConfiguration of one webhook, as
+// cdi-operator makes one per webhook.
+func validatingConfig(name string, labels map[string]string, hook admissionregistrationv1.ValidatingWebhook) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Webhooks:   []admissionregistrationv1.ValidatingWebhook{hook},
+	}
 }
 
 // signingKey is the Secret with the key cdi-apiserver signs upload

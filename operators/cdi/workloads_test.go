@@ -32,7 +32,7 @@ func byKind(objs []client.Object) map[string]client.Object {
 	return out
 }
 
-func TestAPIServerGetsOnlyThePrivateKeyAndServesTheDataVolumeWebhook(t *testing.T) {
+func TestAPIServerGetsOnlyThePrivateKeyAndServesTheDataVolumeAndDataImportCronWebhooks(t *testing.T) {
 	objs, err := install.Render(context.Background(), nil, cr(), "cdi-apiserver")
 	require.NoError(t, err)
 	d := objs[0].(*appsv1.Deployment)
@@ -56,6 +56,10 @@ func TestAPIServerGetsOnlyThePrivateKeyAndServesTheDataVolumeWebhook(t *testing.
 	hook := all["ValidatingWebhookConfiguration/"+DataVolumeHook].(*admissionregistrationv1.ValidatingWebhookConfiguration)
 	require.Equal(t, "datavolume-validate.cdi.kubevirt.io", hook.Webhooks[0].Name)
 	require.Equal(t, APIService, hook.Webhooks[0].ClientConfig.Service.Name)
+	cron := all["ValidatingWebhookConfiguration/"+DataImportCronHook].(*admissionregistrationv1.ValidatingWebhookConfiguration)
+	require.Equal(t, "dataimportcron-validate.cdi.kubevirt.io", cron.Webhooks[0].Name)
+	require.Equal(t, "/dataimportcron-validate", *cron.Webhooks[0].ClientConfig.Service.Path)
+	require.Equal(t, []string{"dataimportcrons"}, cron.Webhooks[0].Rules[0].Resources)
 	require.Contains(t, all, "APIService/v1beta1.upload.cdi.kubevirt.io")
 	require.Contains(t, all, "Service/"+APIService)
 }
