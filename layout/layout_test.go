@@ -64,12 +64,14 @@ var allowed = map[string][]string{
 	"operands":   {"api", "contracts", "kube"},
 	"wire":       {"wire"},
 	"activities": {"api", "contracts", "kube", "operands", "activities"},
-	"operators":  {"api", "contracts", "kube", "operands", "wire", "operators"},
+	"operators":  {"api", "contracts", "kube", "operands", "wire", "version", "operators"},
 	"node":       {"api", "contracts", "kube", "wire", "node"},
 	"worker":     {"api", "contracts", "kube", "activities", "workflows"},
 	// components are the commands of the component pods: each wires
 	// operators or node code, and the worker, to a manager.
-	"components": {"api", "contracts", "kube", "operands", "wire", "operators", "node", "worker", "components"},
+	"components": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "components"},
+	// version is the build's version stamp, a leaf.
+	"version": {},
 	// replaytest is the workflows' test helper: it replays recorded
 	// histories, reading files, so it stays outside workflows/.
 	"replaytest": {},

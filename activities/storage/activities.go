@@ -39,6 +39,10 @@ type checkpoint struct {
 	Offset      int64   `json:"offset"`
 	Percent     float64 `json:"percent"`
 	ResumedFrom int64   `json:"resumedFrom,omitempty"`
+	// Stalls counts the attempts in a row that stalled without getting
+	// past StalledAt, where the last of them stalled.
+	Stalls    int   `json:"stalls,omitempty"`
+	StalledAt int64 `json:"stalledAt,omitempty"`
 }
 
 // ImportDisk fills the volume's disk from its source, heartbeating a
@@ -59,14 +63,19 @@ func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (cdi
 	claim := a.claimNotes(req.Namespace, req.Claim)
 	claim.started(ctx)
 	hb := newHeartbeater(ctx, last.Offset, claim)
+	hb.carryStalls(last)
 	defer hb.stop()
 	info, err := a.importSource(ctx, req, disk, ImportOptions{
-		Cache: CacheModeFor(req.VolumeDir), Size: req.Size, From: last.Offset,
+		Cache: CacheModeFor(req.VolumeDir), Size: req.Size, From: last.Offset, StallTimeout: req.StallTimeout,
 		Checkpoint: hb.checkpoint, Progress: hb.progress, ScratchDir: ScratchDir(req.Key),
 	})
 	if ctx.Err() != nil {
 		// Cancelled: say so, rather than how the killed qemu-img died.
 		return cdi.ImportResult{}, ctx.Err()
+	}
+	var stall *StallError
+	if errors.As(err, &stall) {
+		return cdi.ImportResult{}, hb.stalled(ctx, stall, req.Source.URL)
 	}
 	if err != nil {
 		return cdi.ImportResult{}, classify(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
 )
@@ -64,3 +65,39 @@ func (h *heartbeater) progress(pct float64) {
 }
 
 func (h *heartbeater) stop() { h.stopped.Do(func() { close(h.done) }) }
+
+// maxStalls is how many attempts in a row may stall at the same place
+// before the import gives up on its source.
+const maxStalls = 3
+
+// carryStalls keeps the previous attempts' stall count in the heartbeats.
+func (h *heartbeater) carryStalls(last checkpoint) {
+	h.mu.Lock()
+	h.p.Stalls, h.p.StalledAt = last.Stalls, last.StalledAt
+	h.mu.Unlock()
+}
+
+// stalled turns a stalled copy into the attempt's failure: retryable
+// (the retry resumes from the last checkpoint) until maxStalls attempts in
+// a row stalled without getting further, then final. The count goes into
+// the last heartbeat, which the next attempt reads.
+func (h *heartbeater) stalled(ctx context.Context, e *StallError, source string) error {
+	h.stop()
+	h.mu.Lock()
+	if e.Offset > h.p.StalledAt {
+		h.p.Stalls = 0
+	}
+	h.p.Stalls++
+	h.p.StalledAt = max(h.p.StalledAt, e.Offset)
+	p := h.p
+	h.mu.Unlock()
+	activity.RecordHeartbeat(ctx, p)
+	msg := fmt.Sprintf("Unable to transfer source data: %s at %.2f%% (attempt %d of %d without progress)", e, p.Percent, p.Stalls, maxStalls)
+	if source != "" {
+		msg = fmt.Sprintf("Unable to transfer source data from %s: %s at %.2f%% (attempt %d of %d without progress)", source, e, p.Percent, p.Stalls, maxStalls)
+	}
+	if p.Stalls >= maxStalls {
+		return temporal.NewNonRetryableApplicationError(msg+"; the source stopped sending: check it and recreate the DataVolume", cdi.ErrTypeTransferStalled, e)
+	}
+	return temporal.NewApplicationError(msg+"; retrying from the last checkpoint", cdi.ErrTypeTransferStalled, e)
+}

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrUnsupportedImage marks an image qemu-img cannot read as a disk: a
@@ -95,6 +96,9 @@ type ImportOptions struct {
 	// ScratchDir holds nbdkit's socket and temporary files; a new
 	// temporary directory when empty.
 	ScratchDir string
+	// StallTimeout bounds how long the source may send nothing (see
+	// CopyOptions).
+	StallTimeout time.Duration
 }
 
 // Import writes the image src into dst as raw: raw, qcow2 or iso, any of
@@ -140,7 +144,7 @@ func importExport(ctx context.Context, exp *HTTPExport, dst string, opts ImportO
 		return info, err
 	}
 	err = CopyResumable(ctx, NBDNode(exp.Socket()), info.Format, info.VirtualSize, dst, CopyOptions{
-		Cache: opts.Cache, From: opts.From, Checkpoint: opts.Checkpoint,
+		Cache: opts.Cache, From: opts.From, Checkpoint: opts.Checkpoint, StallTimeout: opts.StallTimeout,
 		Progress: func(done int64) {
 			if opts.Progress != nil && info.VirtualSize > 0 {
 				opts.Progress(100 * float64(done) / float64(info.VirtualSize))

@@ -34,6 +34,9 @@ type CopyOptions struct {
 	Progress func(done int64)
 	// ChunkTime is the wanted duration of one chunk; 3 s when zero.
 	ChunkTime time.Duration
+	// StallTimeout ends the copy with a StallError when it makes no
+	// progress for that long; DefaultStallTimeout when zero.
+	StallTimeout time.Duration
 }
 
 // Node is a qemu protocol node (where an image's bytes come from), its
@@ -66,16 +69,14 @@ func CopyResumable(ctx context.Context, src Node, format string, total int64, ds
 	if opts.ChunkTime == 0 {
 		opts.ChunkTime = 3 * time.Second
 	}
+	if opts.StallTimeout == 0 {
+		opts.StallTimeout = DefaultStallTimeout
+	}
 	chunk := int64(minChunk)
 	for off := opts.From; off < total; {
 		n := min(chunk, total-off)
 		start := time.Now()
-		progress := func(pct float64) {
-			if opts.Progress != nil {
-				opts.Progress(off + int64(pct*float64(n)/100))
-			}
-		}
-		if err := CopyRange(ctx, src, format, dst, opts.Cache, off, n, progress); err != nil {
+		if err := copyWatched(ctx, src, format, dst, off, n, opts); err != nil {
 			return err
 		}
 		off += n
@@ -85,6 +86,26 @@ func CopyResumable(ctx context.Context, src Node, format string, total int64, ds
 		chunk = nextChunk(n, time.Since(start), opts.ChunkTime)
 	}
 	return nil
+}
+
+// copyWatched copies one chunk under a watchdog: progress reports keep
+// it alive, and a chunk that stalls ends in a StallError at the offset
+// reached.
+func copyWatched(ctx context.Context, src Node, format, dst string, off, n int64, opts CopyOptions) error {
+	cctx, alive, done := watch(ctx, opts.StallTimeout)
+	reached := off
+	progress := func(pct float64) {
+		alive()
+		reached = off + int64(pct*float64(n)/100)
+		if opts.Progress != nil {
+			opts.Progress(reached)
+		}
+	}
+	err := CopyRange(cctx, src, format, dst, opts.Cache, off, n, progress)
+	if done() && ctx.Err() == nil {
+		return &StallError{Offset: reached, Timeout: opts.StallTimeout}
+	}
+	return err
 }
 
 func nextChunk(n int64, took, want time.Duration) int64 {

@@ -2,6 +2,7 @@ package cdi
 
 import (
 	"context"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 
@@ -43,6 +44,10 @@ const (
 	ErrTypeUnsupportedImage  = "UnsupportedImage"
 	ErrTypeTargetTooSmall    = "TargetTooSmall"
 	ErrTypeInvalidSource     = "InvalidSource"
+	// ErrTypeTransferStalled is a source that stopped sending. A few
+	// attempts are retried from the last checkpoint; one that still
+	// stalls where the last one did is final.
+	ErrTypeTransferStalled = "TransferStalled"
 )
 
 // SourceRef names an http(s) or registry source and the objects holding
@@ -74,6 +79,9 @@ type ImportRequest struct {
 	Size int64 `json:"size"`
 	// Key names the import's scratch directory (the DataVolume's UID).
 	Key string `json:"key"`
+	// StallTimeout is how long the source may send nothing before the
+	// attempt gives up and is retried; the activities' default when zero.
+	StallTimeout time.Duration `json:"stallTimeout,omitempty"`
 }
 
 // CloneRequest copies one volume's disk into another on the same node.

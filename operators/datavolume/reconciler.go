@@ -206,7 +206,7 @@ func (r *Reconciler) workflowInput(ctx context.Context, dv *cdiv1.DataVolume, cl
 		return nil, err
 	}
 	req := cdi.ImportRequest{Namespace: dv.Namespace, Claim: cl.pvc.Name, VolumeDir: t.dir, Size: cl.usable, Key: string(dv.UID),
-		Source: ref, Blank: dv.Spec.Source.Blank != nil}
+		Source: ref, Blank: dv.Spec.Source.Blank != nil, StallTimeout: stallTimeout(dv)}
 	return cdi.ImportInput{DataVolume: name, Node: t.node, Request: req}, nil
 }
 
