@@ -58,6 +58,10 @@ type imageServer struct {
 	url  string
 	sent atomic.Int64
 	rate atomic.Int64
+	// stallAt, when above zero, stops every response once that many body
+	// bytes were sent in all: the connection stays open and silent, as a
+	// source that stops mid-transfer, until it is set back to zero.
+	stallAt atomic.Int64
 
 	mu       sync.Mutex
 	nextFree time.Time
@@ -88,7 +92,7 @@ func serveImages(t *testing.T, dir string) *imageServer {
 	l, err := net.Listen("tcp", net.JoinHostPort(hostForPods(), "0"))
 	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		files.ServeHTTP(&meteredWriter{ResponseWriter: w, s: s}, r)
+		files.ServeHTTP(&meteredWriter{ResponseWriter: w, s: s, ctx: r.Context()}, r)
 	})}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -98,10 +102,18 @@ func serveImages(t *testing.T, dir string) *imageServer {
 
 type meteredWriter struct {
 	http.ResponseWriter
-	s *imageServer
+	s   *imageServer
+	ctx context.Context
 }
 
 func (m *meteredWriter) Write(p []byte) (int, error) {
+	for at := m.s.stallAt.Load(); at > 0 && m.s.sent.Load() >= at; at = m.s.stallAt.Load() {
+		select {
+		case <-m.ctx.Done():
+			return 0, m.ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	m.s.throttle(len(p))
 	m.s.sent.Add(int64(len(p)))
 	return m.ResponseWriter.Write(p)
