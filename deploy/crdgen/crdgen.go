@@ -25,6 +25,8 @@ var Packages = []string{
 	"github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1",
 	"kubevirt.io/api/core/v1",
 	"kubevirt.io/api/instancetype/v1beta1",
+	"kubevirt.io/api/pool/v1alpha1",
+	"kubevirt.io/api/pool/v1beta1",
 	"kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1",
 	"kubevirt.io/ssp-operator/api/v1beta3",
 }

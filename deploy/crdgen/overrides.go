@@ -13,6 +13,11 @@ type override struct {
 	categories []string
 	status     bool
 	columns    []apiextensionsv1.CustomResourceColumnDefinition
+	// storage names the stored version of a kind served in several
+	// versions; empty stores the only one.
+	storage string
+	// scale adds the scale subresource on upstream's replica paths.
+	scale bool
 }
 
 func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
@@ -21,12 +26,27 @@ func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
 	c.Spec.Names.Categories = o.categories
 	for i := range c.Spec.Versions {
 		v := &c.Spec.Versions[i]
-		v.Served, v.Storage = true, true
-		if o.status {
-			v.Subresources = &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
+		v.Served = true
+		v.Storage = o.storage == "" || v.Name == o.storage
+		if o.status || o.scale {
+			v.Subresources = o.subresources()
 		}
 		v.AdditionalPrinterColumns = o.columns
 	}
+}
+
+func (o override) subresources() *apiextensionsv1.CustomResourceSubresources {
+	sub := &apiextensionsv1.CustomResourceSubresources{}
+	if o.status {
+		sub.Status = &apiextensionsv1.CustomResourceSubresourceStatus{}
+	}
+	if o.scale {
+		selector := ".status.labelSelector"
+		sub.Scale = &apiextensionsv1.CustomResourceSubresourceScale{
+			SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: &selector,
+		}
+	}
+	return sub
 }
 
 func col(name, typ, path string) apiextensionsv1.CustomResourceColumnDefinition {
@@ -35,9 +55,15 @@ func col(name, typ, path string) apiextensionsv1.CustomResourceColumnDefinition 
 
 var age = col("Age", "date", ".metadata.creationTimestamp")
 
+func withDescription(c apiextensionsv1.CustomResourceColumnDefinition, d string) apiextensionsv1.CustomResourceColumnDefinition {
+	c.Description = d
+	return c
+}
+
 const (
 	kubevirtGroup     = "kubevirt.io"
 	instancetypeGroup = "instancetype.kubevirt.io"
+	poolGroup         = "pool.kubevirt.io"
 	ns                = apiextensionsv1.NamespaceScoped
 	cluster           = apiextensionsv1.ClusterScoped
 )
@@ -61,6 +87,13 @@ var overrides = map[schema.GroupKind]override{
 	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceReplicaSet"}: {scope: ns, shortNames: []string{"vmirs", "vmirss"}, categories: allCategory, status: true,
 		columns: []apiextensionsv1.CustomResourceColumnDefinition{col("Desired", "integer", ".spec.replicas"),
 			col("Current", "integer", ".status.replicas"), col("Ready", "integer", ".status.readyReplicas"), age}},
+	{Group: poolGroup, Kind: "VirtualMachinePool"}: {scope: ns, shortNames: []string{"vmpool", "vmpools"}, categories: allCategory,
+		status: true, scale: true, storage: "v1beta1",
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{
+			withDescription(col("Desired", "integer", ".spec.replicas"), "Number of desired VirtualMachines"),
+			withDescription(col("Current", "integer", ".status.replicas"), "Number of managed and not final or deleted VirtualMachines"),
+			withDescription(col("Ready", "integer", ".status.readyReplicas"), "Number of managed VirtualMachines which are ready to receive traffic"),
+			age}},
 	{Group: kubevirtGroup, Kind: "VirtualMachineInstancePreset"}: {scope: ns, shortNames: []string{"vmipreset", "vmipresets"}, categories: allCategory},
 	{Group: instancetypeGroup, Kind: "VirtualMachineInstancetype"}: {scope: ns,
 		shortNames: []string{"vminstancetype", "vminstancetypes", "vmf", "vmfs"}, categories: allCategory},
