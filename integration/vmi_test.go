@@ -96,7 +96,7 @@ func TestInvalidVMsAndVMIsAreRejectedWithUpstreamMessages(t *testing.T) {
 	v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: "missing"})
 	err := n.c.Create(ctx, v)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "spec.domain.devices.disks[1].name 'missing' not found.")
+	require.Contains(t, err.Error(), "spec.domain.devices.disks[1].Name 'missing' not found.", "upstream's message capitalises Name")
 
 	vm := testGuestVM("badvm", kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns

@@ -11,104 +11,41 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 )
 
-func cause(f *field.Path, format string, args ...any) metav1.StatusCause {
-	return metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Field: f.String(), Message: fmt.Sprintf(format, args...)}
+// Message patterns upstream shares between several checks.
+const (
+	notFoundFmt       = "%s '%s' not found."
+	mustBePositiveFmt = "%s '%s': must be greater than or equal to 0."
+	requiredFieldFmt  = "%s is a required field"
+)
+
+func causeOf(t metav1.CauseType, f *field.Path, format string, args ...any) metav1.StatusCause {
+	return metav1.StatusCause{Type: t, Field: f.String(), Message: fmt.Sprintf(format, args...)}
 }
 
-// ValidateVMISpec checks a VMI spec (or a VM template's) at path f.
+// cause is the common case: an invalid value.
+func cause(f *field.Path, format string, args ...any) metav1.StatusCause {
+	return causeOf(metav1.CauseTypeFieldValueInvalid, f, format, args...)
+}
+
+func one(c metav1.StatusCause) []metav1.StatusCause { return []metav1.StatusCause{c} }
+
+type specCheck func(*field.Path, *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause
+
+// specChecks run in upstream's order, so causes come back in the order a
+// user of upstream sees them.
+var specChecks = []specCheck{
+	validateMemory, validateFirmwareACPI, validateCPU, validateInterfaces, validateBootOrder, validateDomain,
+	validateVolumes, validateContainerDiskPaths,
+}
+
+// ValidateVMISpec checks a VMI spec (or a VM template's) at path f, as
+// upstream's ValidateVirtualMachineInstanceSpec: every cause, in its order.
 func ValidateVMISpec(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
 	var causes []metav1.StatusCause
-	causes = append(causes, validateNames(f, spec)...)
-	causes = append(causes, validateDisks(f, spec)...)
-	causes = append(causes, validateInterfaces(f, spec)...)
-	causes = append(causes, validateMemory(f, spec)...)
-	causes = append(causes, validateCPU(f, spec)...)
-	return causes
-}
-
-func validateNames(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	var causes []metav1.StatusCause
-	disks := f.Child("domain", "devices", "disks")
-	seen := map[string]int{}
-	for i, d := range spec.Domain.Devices.Disks {
-		if j, ok := seen[d.Name]; ok {
-			causes = append(causes, cause(disks.Index(i).Child("name"), "%s and %s must not have the same Name.",
-				disks.Index(i).Child("name").String(), disks.Index(j).Child("name").String()))
-		}
-		seen[d.Name] = i
-	}
-	vols := f.Child("volumes")
-	seenVol := map[string]int{}
-	for i, v := range spec.Volumes {
-		if j, ok := seenVol[v.Name]; ok {
-			causes = append(causes, cause(vols.Index(i).Child("name"), "%s and %s must not have the same Name.",
-				vols.Index(i).Child("name").String(), vols.Index(j).Child("name").String()))
-		}
-		seenVol[v.Name] = i
+	for _, check := range specChecks {
+		causes = append(causes, check(f, spec)...)
 	}
 	return causes
-}
-
-func validateDisks(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	var causes []metav1.StatusCause
-	volumes := map[string]bool{}
-	for _, v := range spec.Volumes {
-		volumes[v.Name] = true
-	}
-	disks := f.Child("domain", "devices", "disks")
-	boot := map[uint]int{}
-	for i, d := range spec.Domain.Devices.Disks {
-		p := disks.Index(i)
-		if !volumes[d.Name] {
-			causes = append(causes, cause(p.Child("name"), "%s '%s' not found.", p.Child("name").String(), d.Name))
-		}
-		if n := deviceTypes(d); n > 1 {
-			causes = append(causes, cause(p, "%s can only have a single target type defined", p.String()))
-		}
-		causes = append(causes, validateBus(p, d)...)
-		if d.BootOrder != nil {
-			if *d.BootOrder < 1 {
-				causes = append(causes, cause(p.Child("bootOrder"), "%s must have a boot order > 0, if supplied", p.String()))
-			} else if j, ok := boot[*d.BootOrder]; ok {
-				causes = append(causes, cause(p.Child("bootOrder"), "Boot order for %s already set for a different device.", disks.Index(j).Child("bootOrder").String()))
-			}
-			boot[*d.BootOrder] = i
-		}
-	}
-	return causes
-}
-
-func deviceTypes(d kubevirtv1.Disk) int {
-	n := 0
-	for _, set := range []bool{d.Disk != nil, d.CDRom != nil, d.LUN != nil} {
-		if set {
-			n++
-		}
-	}
-	return n
-}
-
-func validateBus(p *field.Path, d kubevirtv1.Disk) []metav1.StatusCause {
-	var bus kubevirtv1.DiskBus
-	var target *field.Path
-	switch {
-	case d.Disk != nil:
-		bus, target = d.Disk.Bus, p.Child("disk", "bus")
-	case d.CDRom != nil:
-		bus, target = d.CDRom.Bus, p.Child("cdrom", "bus")
-		if bus == kubevirtv1.DiskBusVirtio {
-			return []metav1.StatusCause{cause(target, "Bus type virtio is invalid for CD-ROM device")}
-		}
-	case d.LUN != nil:
-		bus, target = d.LUN.Bus, p.Child("lun", "bus")
-	}
-	switch bus {
-	case "", kubevirtv1.DiskBusVirtio, kubevirtv1.DiskBusSATA, kubevirtv1.DiskBusSCSI, kubevirtv1.DiskBusUSB:
-		return nil
-	case "ide":
-		return []metav1.StatusCause{cause(target, "IDE bus is not supported")}
-	}
-	return []metav1.StatusCause{cause(target, "%s is set with an unrecognized bus %s, must be one of: [virtio sata scsi usb]", target.String(), bus)}
 }
 
 func validateInterfaces(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
