@@ -32,10 +32,16 @@ func one(c metav1.StatusCause) []metav1.StatusCause { return []metav1.StatusCaus
 type specCheck func(*field.Path, *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause
 
 // specChecks run in upstream's order, so causes come back in the order a
-// user of upstream sees them.
+// user of upstream sees them. Upstream's guest-memory-above-limit check is
+// absent: it is skipped under the LiveUpdate rollout strategy, which is the
+// default. Affinity and topology spread constraints are left to the
+// kubelet's pod validation.
 var specChecks = []specCheck{
-	validateMemory, validateFirmwareACPI, validateCPU, validateInterfaces, validateBootOrder, validateDomain,
-	validateVolumes, validateContainerDiskPaths,
+	validateHostname, validateSubdomain, validateMemoryRequests, validateMemoryLimits, validateHugepages,
+	validateFirmwareACPI, validateCPURequest, validateCPULimit, validateCPURequestLimit, validateDedicatedCPUs,
+	validateNUMA, validateEmulatorThread, validateCPUFeatures, validateCPUHotplug, validateStartStrategy,
+	validateRealtime, validateInterfaces, validateBootOrder, validateDomain, validateVolumes, validateContainerDiskPaths,
+	validateDNS, validateEvictionStrategy,
 }
 
 // ValidateVMISpec checks a VMI spec (or a VM template's) at path f, as
@@ -77,36 +83,4 @@ func ValidateVMIMandatory(f *field.Path, spec *kubevirtv1.VirtualMachineInstance
 			f.Child("domain", "resources", "requests", "memory").String())}}
 	}
 	return nil
-}
-
-func validateMemory(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	d := spec.Domain
-	req, lim := d.Resources.Requests.Memory(), d.Resources.Limits.Memory()
-	hasGuest := d.Memory != nil && d.Memory.Guest != nil
-	var causes []metav1.StatusCause
-	if !req.IsZero() && !lim.IsZero() && req.Cmp(*lim) > 0 {
-		causes = append(causes, cause(f.Child("domain", "resources", "requests", "memory"),
-			"%s '%s' is greater than %s '%s'", f.Child("domain", "resources", "requests", "memory").String(), req.String(),
-			f.Child("domain", "resources", "limits", "memory").String(), lim.String()))
-	}
-	if hasGuest && !lim.IsZero() && d.Memory.Guest.Cmp(*lim) > 0 {
-		causes = append(causes, cause(f.Child("domain", "memory", "guest"),
-			"%s '%s' must be equal to or less than the memory limit %s '%s'", f.Child("domain", "memory", "guest").String(),
-			d.Memory.Guest.String(), f.Child("domain", "resources", "limits", "memory").String(), lim.String()))
-	}
-	if hasGuest && d.Memory.Guest.Value() < 1<<20 {
-		causes = append(causes, cause(f.Child("domain", "memory", "guest"), "%s '%s' must be greater than or equal to 1Mi.",
-			f.Child("domain", "memory", "guest").String(), d.Memory.Guest.String()))
-	}
-	return causes
-}
-
-func validateCPU(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	c := spec.Domain.CPU
-	if c == nil || c.MaxSockets == 0 || c.Sockets <= c.MaxSockets {
-		return nil
-	}
-	p := f.Child("domain", "cpu")
-	return []metav1.StatusCause{cause(p.Child("sockets"), "%s '%d' must be less than or equal to %s '%d'",
-		p.Child("sockets").String(), c.Sockets, p.Child("maxSockets").String(), c.MaxSockets)}
 }

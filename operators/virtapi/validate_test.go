@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -178,6 +179,65 @@ func TestValidateVMISpecVolumes(t *testing.T) {
 			addDisk(s, kubevirtv1.Disk{Name: "a"}, &kubevirtv1.VolumeSource{ServiceAccount: &kubevirtv1.ServiceAccountVolumeSource{ServiceAccountName: "x"}})
 			addDisk(s, kubevirtv1.Disk{Name: "b"}, &kubevirtv1.VolumeSource{ServiceAccount: &kubevirtv1.ServiceAccountVolumeSource{ServiceAccountName: "y"}})
 		}, []metav1.StatusCause{invalid("spec.volumes", "spec.volumes must have max one serviceAccount volume set")}},
+	}, ValidateVMISpec)
+}
+
+func TestValidateVMISpecMemory(t *testing.T) {
+	res := func(s *kubevirtv1.VirtualMachineInstanceSpec, req, lim corev1.ResourceList) {
+		s.Domain.Resources = kubevirtv1.ResourceRequirements{Requests: req, Limits: lim}
+	}
+	q := resource.MustParse
+	runSpecCases(t, []specCase{
+		{"request below 1M", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			res(s, corev1.ResourceList{corev1.ResourceMemory: q("100k")}, nil)
+		},
+			[]metav1.StatusCause{invalid("spec.domain.resources.requests.memory", "spec.domain.resources.requests.memory '100k': must be greater than or equal to 1M.")}},
+		{"request above limit", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			res(s, corev1.ResourceList{corev1.ResourceMemory: q("2Gi")}, corev1.ResourceList{corev1.ResourceMemory: q("1Gi")})
+		}, []metav1.StatusCause{invalid("spec.domain.resources.requests.memory", "spec.domain.resources.requests.memory '2Gi' is greater than spec.domain.resources.limits.memory '1Gi'")}},
+		{"guest above the limit is for live updates to handle", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			res(s, nil, corev1.ResourceList{corev1.ResourceMemory: q("64Mi")})
+		}, nil},
+		{"negative limit", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			res(s, nil, corev1.ResourceList{corev1.ResourceMemory: q("-1")})
+		},
+			[]metav1.StatusCause{invalid("spec.domain.resources.limits.memory", "spec.domain.resources.limits.memory '-1': must be greater than or equal to 0.")}},
+		{"memory smaller than a huge page", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Domain.Memory.Hugepages = &kubevirtv1.Hugepages{PageSize: "1Gi"}
+			res(s, corev1.ResourceList{corev1.ResourceMemory: q("512Mi")}, nil)
+		}, []metav1.StatusCause{invalid("spec.domain.resources.requests.memory", "spec.domain.resources.requests.memory '512Mi' must be equal to or larger than page size spec.domain.memory.hugepages.pageSize '1Gi'")}},
+	}, ValidateVMISpec)
+}
+
+func TestValidateVMISpecCPU(t *testing.T) {
+	res := func(s *kubevirtv1.VirtualMachineInstanceSpec, req, lim corev1.ResourceList) {
+		s.Domain.Resources = kubevirtv1.ResourceRequirements{Requests: req, Limits: lim}
+	}
+	q := resource.MustParse
+	runSpecCases(t, []specCase{
+		{"CPU request above limit", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			res(s, corev1.ResourceList{corev1.ResourceCPU: q("2")}, corev1.ResourceList{corev1.ResourceCPU: q("1500m")})
+		}, []metav1.StatusCause{invalid("spec.domain.resources.requests.cpu", "spec.domain.resources.requests.cpu '2' is greater than spec.domain.resources.limits.cpu '1500m'")}},
+		{"dedicated CPUs want whole CPUs and fixed memory", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Domain.CPU = &kubevirtv1.CPU{DedicatedCPUPlacement: true}
+			res(s, corev1.ResourceList{corev1.ResourceCPU: q("1500m"), corev1.ResourceMemory: q("1Gi")},
+				corev1.ResourceList{corev1.ResourceCPU: q("2500m"), corev1.ResourceMemory: q("2Gi")})
+		}, []metav1.StatusCause{
+			invalid("spec.domain.resources.requests.cpu", "provided resources CPU requests must be an interger"),
+			invalid("spec.domain.resources.limits.cpu", "provided resources CPU limits must be an interger"),
+			invalid("spec.domain.resources.requests.memory", "spec.domain.resources.requests.memory must be equal to spec.domain.resources.limits.memory"),
+			invalid("spec.domain.cpu.dedicatedCpuPlacement", "spec.domain.resources.requests.cpu or spec.domain.resources.limits.cpu must be equal when DedicatedCPUPlacement is true ")}},
+		{"isolated emulator thread", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Domain.CPU = &kubevirtv1.CPU{IsolateEmulatorThread: true}
+		},
+			[]metav1.StatusCause{invalid("spec.domain.cpu.isolateEmulatorThread", "IsolateEmulatorThread should be only set in combination with DedicatedCPUPlacement")}},
+		{"sockets above maxSockets", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Domain.CPU = &kubevirtv1.CPU{Sockets: 4, MaxSockets: 2}
+		},
+			[]metav1.StatusCause{invalid("spec.domain.cpu.sockets", "Number of sockets in CPU topology is greater than the maximum sockets allowed")}},
+		{"CPU feature policy", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Domain.CPU = &kubevirtv1.CPU{Features: []kubevirtv1.CPUFeature{{Name: "vmx", Policy: "maybe"}}}
+		}, []metav1.StatusCause{notSupportedCause("spec.domain.cpu.features[0].policy", "CPU feature vmx uses policy maybe that is not supported.")}},
 	}, ValidateVMISpec)
 }
 
