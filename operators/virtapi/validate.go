@@ -40,7 +40,7 @@ var specChecks = []specCheck{
 	validateHostname, validateSubdomain, validateMemoryRequests, validateMemoryLimits, validateHugepages,
 	validateFirmwareACPI, validateCPURequest, validateCPULimit, validateCPURequestLimit, validateDedicatedCPUs,
 	validateNUMA, validateEmulatorThread, validateCPUFeatures, validateCPUHotplug, validateStartStrategy,
-	validateRealtime, validateInterfaces, validateBootOrder, validateDomain, validateVolumes, validateContainerDiskPaths,
+	validateRealtime, validateNetworks, validateBootOrder, validateDomain, validateVolumes, validateContainerDiskPaths,
 	validateDNS, validateEvictionStrategy,
 }
 
@@ -50,21 +50,6 @@ func ValidateVMISpec(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec)
 	var causes []metav1.StatusCause
 	for _, check := range specChecks {
 		causes = append(causes, check(f, spec)...)
-	}
-	return causes
-}
-
-func validateInterfaces(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	var causes []metav1.StatusCause
-	networks := map[string]bool{}
-	for _, n := range spec.Networks {
-		networks[n.Name] = true
-	}
-	ifaces := f.Child("domain", "devices", "interfaces")
-	for i, iface := range spec.Domain.Devices.Interfaces {
-		if !networks[iface.Name] {
-			causes = append(causes, cause(ifaces.Index(i).Child("name"), "%s '%s' not found.", ifaces.Index(i).Child("name").String(), iface.Name))
-		}
 	}
 	return causes
 }
