@@ -38,10 +38,13 @@ type specCheck func(*field.Path, *kubevirtv1.VirtualMachineInstanceSpec) []metav
 // kubelet's pod validation.
 var specChecks = []specCheck{
 	validateHostname, validateSubdomain, validateMemoryRequests, validateMemoryLimits, validateHugepages,
-	validateFirmwareACPI, validateCPURequest, validateCPULimit, validateCPURequestLimit, validateDedicatedCPUs,
-	validateNUMA, validateEmulatorThread, validateCPUFeatures, validateCPUHotplug, validateStartStrategy,
-	validateRealtime, validateNetworks, validateBootOrder, validateDomain, validateVolumes, validateContainerDiskPaths,
-	validateDNS, validateEvictionStrategy,
+	validateMachineType, validateFirmwareACPI, validateCPURequest, validateCPULimit, validateCPURequestLimit,
+	validateDedicatedCPUs, validateNUMA, validateEmulatorThread, validateCPUFeatures, validateCPUHotplug,
+	validateStartStrategy, validateRealtime, validateNetworks, validateBootOrder, validateInputs,
+	validateIOThreads, validateProbes, validateDomain, validateVolumes, validateContainerDiskPaths,
+	validateUtilityVolumes, validateAccessCredentials, validateDNS, validateEvictionStrategy, validateRamFB,
+	validateSound, validateLaunchSecurity, validateVSOCK, validatePersistentReservation, validateDownwardMetricsDevice,
+	validateFilesystems, validateVideo, validatePanicDevices, validateRebootPolicy, validateReservedOverhead,
 }
 
 // ValidateVMISpec checks a VMI spec (or a VM template's) at path f, as
@@ -54,9 +57,34 @@ func ValidateVMISpec(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec)
 	return causes
 }
 
-// ValidateVMIMandatory checks what a VMI itself must have, but a VM's
-// template need not (an instancetype may bring it): some memory.
+// ValidateVMIMandatory checks what a VMI itself must satisfy but a VM's
+// template need not (an instancetype may bring it): some memory, the
+// Hyper-V feature dependencies and the settings its architecture supports.
+// Upstream's check that every volume has a disk is not here: upstream's
+// defaults add a disk for every volume without one, so it never fires.
 func ValidateVMIMandatory(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
+	causes := validateMandatoryMemory(f, spec)
+	causes = append(causes, validateHyperv(f.Child("domain", "features", "hyperv"), spec)...)
+	return append(causes, validateArchitecture(f, spec)...)
+}
+
+// ValidateVMICreate checks a VMI being created in upstream's order: the
+// network checks virt-api registers ahead of the spec validation (so their
+// causes come twice, as upstream's do), the spec, the mandatory fields, the
+// metadata, then Hyper-V and architecture. Unlike upstream, reserved labels
+// are refused from KubeVirt's own service accounts too.
+func ValidateVMICreate(vmi *kubevirtv1.VirtualMachineInstance) []metav1.StatusCause {
+	f := field.NewPath("spec")
+	causes := validateDiscontinuedBindings(f, &vmi.Spec)
+	causes = append(causes, validateNetworks(f, &vmi.Spec)...)
+	causes = append(causes, ValidateVMISpec(f, &vmi.Spec)...)
+	causes = append(causes, validateMandatoryMemory(f, &vmi.Spec)...)
+	causes = append(causes, ValidateVMIMetadata(field.NewPath("metadata"), &vmi.ObjectMeta)...)
+	causes = append(causes, validateHyperv(f.Child("domain", "features", "hyperv"), &vmi.Spec)...)
+	return append(causes, validateArchitecture(f, &vmi.Spec)...)
+}
+
+func validateMandatoryMemory(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
 	d := spec.Domain
 	if d.Resources.Requests.Memory().Value() != 0 {
 		return nil

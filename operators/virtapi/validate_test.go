@@ -238,6 +238,9 @@ func TestValidateVMISpecCPU(t *testing.T) {
 		{"CPU feature policy", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
 			s.Domain.CPU = &kubevirtv1.CPU{Features: []kubevirtv1.CPUFeature{{Name: "vmx", Policy: "maybe"}}}
 		}, []metav1.StatusCause{notSupportedCause("spec.domain.cpu.features[0].policy", "CPU feature vmx uses policy maybe that is not supported.")}},
+		{"machine type", func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+			s.Architecture, s.Domain.Machine = "amd64", &kubevirtv1.Machine{Type: "pc-i440fx"}
+		}, []metav1.StatusCause{invalid("spec.domain.machine.type", "spec.domain.machine.type is not supported: pc-i440fx (allowed values: [q35* pc-q35*])")}},
 	}, ValidateVMISpec)
 }
 
@@ -257,6 +260,7 @@ func TestValidateVMSpec(t *testing.T) {
 
 	bad := validSpec()
 	bad.Domain.Memory = nil
+	bad.Architecture = "amd64"
 	require.Empty(t, ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}}),
 		"a template need not bring memory: an instancetype may, and the VMI is checked when it starts")
 	require.Equal(t, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired,
