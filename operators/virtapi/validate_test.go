@@ -1,7 +1,6 @@
 package virtapi
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -242,54 +241,4 @@ func TestValidateVMISpecCPU(t *testing.T) {
 			s.Architecture, s.Domain.Machine = "amd64", &kubevirtv1.Machine{Type: "pc-i440fx"}
 		}, []metav1.StatusCause{invalid("spec.domain.machine.type", "spec.domain.machine.type is not supported: pc-i440fx (allowed values: [q35* pc-q35*])")}},
 	}, ValidateVMISpec)
-}
-
-func TestValidateVMSpec(t *testing.T) {
-	tmpl := &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: validSpec()}
-	yes := true
-	always := kubevirtv1.RunStrategyAlways
-	bogus := kubevirtv1.VirtualMachineRunStrategy("Sometimes")
-	require.Empty(t, ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: tmpl}))
-	require.Empty(t, ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{Running: &yes, Template: tmpl}))
-	both := ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{Running: &yes, RunStrategy: &always, Template: tmpl})
-	require.Equal(t, "spec.running", both[0].Field)
-	require.True(t, strings.HasPrefix(both[0].Message, "Running and RunStrategy are mutually exclusive"))
-	neither := ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{Template: tmpl})
-	require.Equal(t, "One of Running or RunStrategy must be specified", neither[0].Message)
-	require.Equal(t, "Invalid RunStrategy (Sometimes)", ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &bogus, Template: tmpl})[0].Message)
-
-	bad := validSpec()
-	bad.Domain.Memory = nil
-	bad.Architecture = "amd64"
-	require.Empty(t, ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}}),
-		"a template need not bring memory: an instancetype may, and the VMI is checked when it starts")
-	require.Equal(t, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired,
-		Message: "no memory requested, at least one of 'spec.domain.memory.guest', 'spec.domain.memory.hugepages.pageSize' or 'spec.domain.resources.requests.memory' must be set"}},
-		ValidateVMIMandatory(field.NewPath("spec"), &bad))
-	bad.Domain.Devices.Disks = append(bad.Domain.Devices.Disks, kubevirtv1.Disk{Name: "data"})
-	causes := ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: bad}})
-	require.Equal(t, "spec.template.spec.domain.devices.disks[1].name", causes[0].Field, "template problems point into the template")
-}
-
-func TestDefaults(t *testing.T) {
-	s := validSpec()
-	s.Domain.Devices.Disks = append(s.Domain.Devices.Disks, kubevirtv1.Disk{Name: "ci", DiskDevice: kubevirtv1.DiskDevice{CDRom: &kubevirtv1.CDRomTarget{}}})
-	s.Volumes = append(s.Volumes, kubevirtv1.Volume{Name: "ci", VolumeSource: kubevirtv1.VolumeSource{
-		CloudInitNoCloud: &kubevirtv1.CloudInitNoCloudSource{UserData: "#cloud-config"}}})
-	SetVMIDefaults(&s)
-	require.Equal(t, "q35", s.Domain.Machine.Type)
-	require.Equal(t, kubevirtv1.DiskBusVirtio, s.Domain.Devices.Disks[0].Disk.Bus)
-	require.Equal(t, kubevirtv1.DiskBusSATA, s.Domain.Devices.Disks[1].CDRom.Bus)
-	require.Equal(t, "default", s.Domain.Devices.Interfaces[0].Name)
-	require.NotNil(t, s.Domain.Devices.Interfaces[0].Masquerade)
-	require.NotNil(t, s.Networks[0].Pod)
-	require.Nil(t, s.TerminationGracePeriodSeconds, "left unset: the launcher gives 30s, as upstream")
-	require.Equal(t, "128Mi", s.Domain.Resources.Requests.Memory().String())
-
-	off := false
-	s2 := validSpec()
-	s2.Domain.Devices.AutoattachPodInterface = &off
-	SetVMIDefaults(&s2)
-	require.Empty(t, s2.Domain.Devices.Interfaces, "opting out of the pod network is honoured")
-	require.Empty(t, ValidateVMISpec(field.NewPath("spec"), &s), "defaulted specs validate")
 }
