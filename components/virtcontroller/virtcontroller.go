@@ -13,6 +13,7 @@ import (
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operators/vm"
 	"github.com/virtflow/virtflow/operators/vmi"
+	"github.com/virtflow/virtflow/operators/vmireplicaset"
 )
 
 // Main runs virt-controller until ctx ends.
@@ -25,6 +26,10 @@ func Main(ctx context.Context, args []string) error {
 		}
 		if err := (&vm.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the VirtualMachine controller: %w", err)
+		}
+		rs := &vmireplicaset.Reconciler{Client: mgr.GetClient(), Recorder: rec, APIReader: mgr.GetAPIReader()}
+		if err := rs.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachineInstanceReplicaSet controller: %w", err)
 		}
 		return nil
 	})
