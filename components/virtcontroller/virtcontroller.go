@@ -14,6 +14,7 @@ import (
 	"github.com/virtflow/virtflow/operators/vm"
 	"github.com/virtflow/virtflow/operators/vmi"
 	"github.com/virtflow/virtflow/operators/vmireplicaset"
+	"github.com/virtflow/virtflow/operators/vmpool"
 )
 
 // Main runs virt-controller until ctx ends.
@@ -30,6 +31,10 @@ func Main(ctx context.Context, args []string) error {
 		rs := &vmireplicaset.Reconciler{Client: mgr.GetClient(), Recorder: rec, APIReader: mgr.GetAPIReader()}
 		if err := rs.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the VirtualMachineInstanceReplicaSet controller: %w", err)
+		}
+		pools := &vmpool.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: rec}
+		if err := pools.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachinePool controller: %w", err)
 		}
 		return nil
 	})
