@@ -3,6 +3,7 @@ package crdgen
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 )
 
 // override carries what upstream KubeVirt declares in its CRD generator
@@ -18,6 +19,9 @@ type override struct {
 	storage string
 	// scale adds the scale subresource on upstream's replica paths.
 	scale bool
+	// deprecated are older versions upstream still serves with the
+	// schema of the Go type's version, listed after it.
+	deprecated []apiextensionsv1.CustomResourceDefinitionVersion
 }
 
 func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
@@ -32,6 +36,22 @@ func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
 			v.Subresources = o.subresources()
 		}
 		v.AdditionalPrinterColumns = o.columns
+	}
+	o.addDeprecated(c)
+}
+
+// addDeprecated serves each deprecated version as a copy of the generated
+// one: the schemas are the same, so no conversion is needed.
+func (o override) addDeprecated(c *apiextensionsv1.CustomResourceDefinition) {
+	if len(o.deprecated) == 0 {
+		return
+	}
+	generated := c.Spec.Versions[0]
+	for _, d := range o.deprecated {
+		v := *generated.DeepCopy()
+		v.Name, v.Served, v.Storage = d.Name, d.Served, false
+		v.Deprecated, v.DeprecationWarning = d.Deprecated, d.DeprecationWarning
+		c.Spec.Versions = append(c.Spec.Versions, v)
 	}
 }
 
@@ -70,6 +90,11 @@ const (
 
 var allCategory = []string{"all"}
 
+// v1alpha3 is served, deprecated, beside v1 for the kubevirt.io kinds
+// whose upstream CRD lists it.
+var v1alpha3 = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1alpha3", Served: true, Deprecated: true,
+	DeprecationWarning: ptr.To("kubevirt.io/v1alpha3 is now deprecated and will be removed in a future release.")}}
+
 // overrides holds the upstream kinds without kubebuilder resource markers.
 var overrides = map[schema.GroupKind]override{
 	{Group: kubevirtGroup, Kind: "KubeVirt"}: {scope: ns, shortNames: []string{"kv", "kvs"}, categories: allCategory, status: true,
@@ -85,8 +110,12 @@ var overrides = map[schema.GroupKind]override{
 	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceMigration"}: {scope: ns, shortNames: []string{"vmim", "vmims"}, categories: allCategory, status: true,
 		columns: []apiextensionsv1.CustomResourceColumnDefinition{col("Phase", "string", ".status.phase"), col("VMI", "string", ".spec.vmiName")}},
 	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceReplicaSet"}: {scope: ns, shortNames: []string{"vmirs", "vmirss"}, categories: allCategory, status: true,
-		columns: []apiextensionsv1.CustomResourceColumnDefinition{col("Desired", "integer", ".spec.replicas"),
-			col("Current", "integer", ".status.replicas"), col("Ready", "integer", ".status.readyReplicas"), age}},
+		scale: true, deprecated: v1alpha3,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{
+			withDescription(col("Desired", "integer", ".spec.replicas"), "Number of desired VirtualMachineInstances"),
+			withDescription(col("Current", "integer", ".status.replicas"), "Number of managed and not final or deleted VirtualMachineInstances"),
+			withDescription(col("Ready", "integer", ".status.readyReplicas"), "Number of managed VirtualMachineInstances which are ready to receive traffic"),
+			age}},
 	{Group: poolGroup, Kind: "VirtualMachinePool"}: {scope: ns, shortNames: []string{"vmpool", "vmpools"}, categories: allCategory,
 		status: true, scale: true, storage: "v1beta1",
 		columns: []apiextensionsv1.CustomResourceColumnDefinition{
