@@ -16,6 +16,7 @@ const (
 // SetVMIDefaults fills what upstream's VMI mutator fills, so the stored
 // object says what will actually run.
 func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
+	addVolumeDisks(spec)
 	setTemplateDefaults(spec)
 	setCPUDefaults(spec)
 	d := &spec.Domain

@@ -106,8 +106,7 @@ func (v *VMIValidator) Handle(_ context.Context, req admission.Request) admissio
 	if err := v.Decoder.Decode(req, vmi); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding VirtualMachineInstance: %w", err))
 	}
-	f := field.NewPath("spec")
-	return deny(append(ValidateVMISpec(f, &vmi.Spec), ValidateVMIMandatory(f, &vmi.Spec)...))
+	return deny(ValidateVMICreate(vmi))
 }
 
 // deny turns causes into upstream's denial: 422 Invalid carrying the first
