@@ -42,6 +42,10 @@ func ValidatingWebhooks(cc ClientConfig) []admissionregistrationv1.ValidatingWeb
 		Validating(cc, "virtualmachine-validator.kubevirt.io", VMValidatePath, Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
 		Validating(cc, "virtualmachineinstances-create-validator.kubevirt.io", VMIValidatePath,
 			Rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
+		// v1beta1 only, as upstream: with the default matchPolicy
+		// (Equivalent) a v1alpha1 pool reaches it as v1beta1.
+		Validating(cc, "virtualmachinepool-validator.kubevirt.io", VMPoolValidatePath,
+			Rules("pool.kubevirt.io", "v1beta1", "virtualmachinepools", createUpd...)),
 	}
 }
 
@@ -69,5 +73,7 @@ func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handl
 		VMIValidatePath: &webhook.Admission{Handler: &VMIValidator{Decoder: dec}},
 		VMMutatePath:    &webhook.Admission{Handler: &VMMutator{Decoder: dec}},
 		VMIMutatePath:   &webhook.Admission{Handler: &VMIMutator{Decoder: dec}},
+
+		VMPoolValidatePath: &webhook.Admission{Handler: &VMPoolValidator{}},
 	}
 }
