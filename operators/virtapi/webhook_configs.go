@@ -42,6 +42,7 @@ func ValidatingWebhooks(cc ClientConfig) []admissionregistrationv1.ValidatingWeb
 		Validating(cc, "virtualmachine-validator.kubevirt.io", VMValidatePath, Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
 		Validating(cc, "virtualmachineinstances-create-validator.kubevirt.io", VMIValidatePath,
 			Rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
+		Validating(cc, "virtualmachinereplicaset-validator.kubevirt.io", VMIRSValidatePath, vmirsRules()),
 		// v1beta1 only, as upstream: with the default matchPolicy
 		// (Equivalent) a v1alpha1 pool reaches it as v1beta1.
 		Validating(cc, "virtualmachinepool-validator.kubevirt.io", VMPoolValidatePath,
@@ -73,6 +74,8 @@ func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handl
 		VMIValidatePath: &webhook.Admission{Handler: &VMIValidator{Decoder: dec}},
 		VMMutatePath:    &webhook.Admission{Handler: &VMMutator{Decoder: dec}},
 		VMIMutatePath:   &webhook.Admission{Handler: &VMIMutator{Decoder: dec}},
+
+		VMIRSValidatePath: &webhook.Admission{Handler: &VMIRSValidator{}},
 
 		VMPoolValidatePath: &webhook.Admission{Handler: &VMPoolValidator{}},
 	}
