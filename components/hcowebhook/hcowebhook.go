@@ -1,6 +1,7 @@
-// Package hcowebhook is hco-webhook's command: it validates HyperConverged
-// objects and guards the install namespace against deletion, on one TLS
-// port behind its Service, with the certificate hco-operator keeps.
+// Package hcowebhook is hco-webhook's command: it validates and defaults
+// HyperConverged objects and guards the install namespace against
+// deletion, on one TLS port behind its Service, with the certificate
+// hco-operator keeps.
 package hcowebhook
 
 import (
@@ -11,7 +12,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/components/manager"
@@ -26,12 +26,16 @@ func Main(ctx context.Context, args []string) error {
 	}}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
 		ns := manager.Namespace()
+		// Uncached, so a dry run starts from the components as they are.
+		direct, err := manager.Direct(mgr)
+		if err != nil {
+			return err
+		}
 		build := func(context.Context) (http.Handler, *x509.CertPool, error) {
 			mux := http.NewServeMux()
-			mux.Handle(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
-				Reader: mgr.GetAPIReader(), Namespace: ns, Decoder: admission.NewDecoder(mgr.GetScheme()),
-			}})
-			mux.Handle(hco.ValidateNamespacePath, &webhook.Admission{Handler: &hco.NamespaceValidator{Reader: mgr.GetAPIReader(), Namespace: ns}})
+			for path, h := range hco.Webhooks(direct, mgr.GetAPIReader(), admission.NewDecoder(mgr.GetScheme()), ns) {
+				mux.Handle(path, h)
+			}
 			return mux, nil, nil
 		}
 		return manager.ServeTLS(mgr, "hco-webhook", certDir, build)

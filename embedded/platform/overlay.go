@@ -69,9 +69,11 @@ func removeInProcessWebhooks(ctx context.Context, c client.Client) error {
 			return fmt.Errorf("removing ValidatingWebhookConfiguration %s: %w", name, err)
 		}
 	}
-	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
-	if err := c.Delete(ctx, mut); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("removing MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
+	for _, name := range []string{MutatingConfigName, HCOMutatingConfigName} {
+		mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := c.Delete(ctx, mut); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing MutatingWebhookConfiguration %s: %w", name, err)
+		}
 	}
 	return nil
 }

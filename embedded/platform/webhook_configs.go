@@ -20,7 +20,7 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 	cc := w.clientConfig
 	var hooks []admissionregistrationv1.ValidatingWebhook
 	if hcoHooks {
-		hooks = append(hooks, hco.ValidatingWebhooks(cc, Namespace)...)
+		hooks = append(hooks, hco.ValidatingWebhooks(cc)...)
 	}
 	if !virtAPIHooks {
 		return hooks

@@ -32,7 +32,7 @@ func (w *webhookSet) waitLive(ctx context.Context, c client.Client) error {
 		probes = append(probes, struct {
 			obj  client.Object
 			want string
-		}{&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "webhook-probe"}}, "invalid namespace"})
+		}{hcoProbe(), "value is too small"})
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for _, p := range probes {
@@ -48,4 +48,12 @@ func (w *webhookSet) waitLive(ctx context.Context, c client.Client) error {
 		}
 	}
 	return nil
+}
+
+// hcoProbe is a HyperConverged hco-webhook refuses: its CA would live one
+// minute.
+func hcoProbe() *hcov1beta1.HyperConverged {
+	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: "webhook-probe"}}
+	hc.Spec.CertConfig.CA.Duration = &metav1.Duration{Duration: time.Minute}
+	return hc
 }

@@ -8,6 +8,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -30,6 +32,9 @@ const VirtAPIValidatorName = "virtflow-virt-api-validator"
 
 // MutatingConfigName is virt-api's MutatingWebhookConfiguration.
 const MutatingConfigName = "virtflow-virt-api-mutator"
+
+// HCOMutatingConfigName is hco-webhook's MutatingWebhookConfiguration.
+const HCOMutatingConfigName = "virtflow-hco-mutator"
 
 // webhookSet is the admission webhooks of hco-webhook and virt-api: one TLS
 // server, its rotated certificates and the configurations pointing at it.
@@ -76,12 +81,9 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
 	if !hcoHooks {
 		return
 	}
-	w.server.Register(hco.ValidatePath, &webhook.Admission{Handler: &hco.Validator{
-		Reader: mgr.GetAPIReader(), Namespace: Namespace, Decoder: dec,
-	}})
-	w.server.Register(hco.ValidateNamespacePath, &webhook.Admission{Handler: &hco.NamespaceValidator{
-		Reader: mgr.GetAPIReader(), Namespace: Namespace,
-	}})
+	for path, h := range hco.Webhooks(mgr.GetClient(), mgr.GetAPIReader(), dec, Namespace) {
+		w.server.Register(path, h)
+	}
 }
 
 // register writes the webhook configuration once the server answers, so
@@ -104,7 +106,7 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	// hco-webhook and virt-api own separate configurations, so services
 	// running only one of them never drop the other's webhooks.
 	if w.hco {
-		if err := applyValidating(ctx, c, WebhookConfigName, w.validating(true, false)); err != nil {
+		if err := w.applyHCO(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -114,13 +116,52 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	if err := applyValidating(ctx, c, VirtAPIValidatorName, w.validating(false, true)); err != nil {
 		return err
 	}
-	mut := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}}
-	_, err := controllerutil.CreateOrUpdate(ctx, c, mut, func() error {
-		mut.Webhooks = w.mutating()
+	return applyMutating(ctx, c, MutatingConfigName, w.mutating())
+}
+
+// applyHCO writes hco-webhook's configurations and the namespace policy
+// hco-operator keeps upstream.
+func (w *webhookSet) applyHCO(ctx context.Context, c client.Client) error {
+	if err := applyValidating(ctx, c, WebhookConfigName, w.validating(true, false)); err != nil {
+		return err
+	}
+	if err := applyMutating(ctx, c, HCOMutatingConfigName, hco.MutatingWebhooks(w.clientConfig, Namespace)); err != nil {
+		return err
+	}
+	policy, binding, err := hco.NamespacePolicy(ctx, c, Namespace)
+	if err != nil {
+		return err
+	}
+	for _, want := range []client.Object{policy, binding} {
+		if err := applyObject(ctx, c, want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMutating(ctx context.Context, c client.Client, name string, hooks []admissionregistrationv1.MutatingWebhook) error {
+	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	_, err := controllerutil.CreateOrUpdate(ctx, c, cfg, func() error {
+		cfg.Webhooks = hooks
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("writing MutatingWebhookConfiguration %s: %w", MutatingConfigName, err)
+		return fmt.Errorf("writing MutatingWebhookConfiguration %s: %w", name, err)
+	}
+	return nil
+}
+
+// applyObject server-side applies obj as hco-operator does.
+func applyObject(ctx context.Context, c client.Client, obj client.Object) error {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return fmt.Errorf("converting %s: %w", obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("hco-operator"), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
 	}
 	return nil
 }
