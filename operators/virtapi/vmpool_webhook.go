@@ -39,6 +39,11 @@ func (v *VMPoolValidator) Handle(_ context.Context, req admission.Request) admis
 	if err := json.Unmarshal(req.Object.Raw, pool); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
+	// The controller's finalizer removal is an UPDATE too; a pool that
+	// went invalid under newer rules must still be able to go away.
+	if pool.DeletionTimestamp != nil {
+		return admission.Allowed("")
+	}
 	causes := ValidateVMPoolSpec(field.NewPath("spec"), &pool.Spec)
 	if req.Operation == admissionv1.Update && pool.Spec.VirtualMachineTemplate != nil {
 		causes = append(causes, poolUpdateCauses(req, pool)...)

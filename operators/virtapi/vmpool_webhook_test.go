@@ -146,6 +146,14 @@ func TestPoolSelectorIsImmutable(t *testing.T) {
 	require.True(t, poolReview(t, admissionv1.Create, pool, nil).Allowed, "creation has no old selector")
 }
 
+func TestDeletingPoolIsAdmittedSoItsFinalizerCanGo(t *testing.T) {
+	pool := validPool()
+	pool.Spec.Selector.MatchLabels["app"] = "db"
+	now := metav1.Now()
+	pool.DeletionTimestamp = &now
+	require.True(t, poolReview(t, admissionv1.Update, pool, pool).Allowed)
+}
+
 func TestPoolUpdateWithUnreadableOldObject(t *testing.T) {
 	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Update, Resource: poolsV1beta1}}
 	raw, err := json.Marshal(validPool())
