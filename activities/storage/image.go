@@ -104,7 +104,7 @@ type ImportOptions struct {
 // Import writes the image src into dst as raw: raw, qcow2 or iso, any of
 // them gz- or xz-compressed, told apart by content, not by name.
 func Import(ctx context.Context, src Source, dst string, opts ImportOptions) (ImageInfo, error) {
-	compression, err := probe(ctx, src)
+	compression, err := bounded(ctx, opts, func(ctx context.Context) (string, error) { return probe(ctx, src) })
 	if err != nil {
 		return ImageInfo{}, err
 	}
@@ -136,7 +136,7 @@ func ImportFile(ctx context.Context, path, dst string, opts ImportOptions) (Imag
 // importExport checks the export's image against the target and copies it
 // in resumable chunks, then grows it to the target's size.
 func importExport(ctx context.Context, exp *HTTPExport, dst string, opts ImportOptions) (ImageInfo, error) {
-	info, err := Inspect(ctx, exp.URI())
+	info, err := bounded(ctx, opts, func(ctx context.Context) (ImageInfo, error) { return Inspect(ctx, exp.URI()) })
 	if err != nil {
 		return info, err
 	}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -75,4 +76,21 @@ func watch(ctx context.Context, timeout time.Duration) (context.Context, func(),
 		return w.stalled
 	}
 	return cctx, alive, done
+}
+
+// bounded runs a step that reads the source before the copy (probing it,
+// inspecting the image) under the stall timeout: a source that answers
+// nothing in that time has stalled where the copy would resume.
+func bounded[T any](ctx context.Context, opts ImportOptions, step func(context.Context) (T, error)) (T, error) {
+	timeout := opts.StallTimeout
+	if timeout == 0 {
+		timeout = DefaultStallTimeout
+	}
+	bctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := step(bctx)
+	if err != nil && errors.Is(bctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return v, &StallError{Offset: opts.From, Timeout: timeout}
+	}
+	return v, err
 }

@@ -81,3 +81,16 @@ func TestAStalledSourceEndsTheAttemptAndAResumeCompletes(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(data, got), "the resumed disk holds the source's bytes")
 }
+
+// A source that answers nothing from the start stalls the probe, which
+// the stall timeout bounds too.
+func TestASourceSilentFromTheStartStalls(t *testing.T) {
+	var stall atomic.Bool
+	stall.Store(true)
+	srv := stallingServer(t, make([]byte, 1<<20), 0, &stall)
+	_, err := Import(context.Background(), Source{URL: srv.URL + "/disk.raw"}, filepath.Join(t.TempDir(), "disk.img"),
+		ImportOptions{Cache: "writeback", StallTimeout: time.Second, From: 4096})
+	var stalled *StallError
+	require.True(t, errors.As(err, &stalled), "a StallError, got %v", err)
+	require.Equal(t, int64(4096), stalled.Offset, "it stalled where the copy would have resumed")
+}
