@@ -29,6 +29,7 @@ func Main(ctx context.Context, args []string) error {
 		r := &hco.Reconciler{
 			Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
 			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: operands.Version,
+			Namespace: manager.Namespace(),
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up hco-operator: %w", err)

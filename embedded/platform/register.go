@@ -32,6 +32,7 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 		r := &hco.Reconciler{
 			Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
 			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: Version,
+			Namespace: Namespace,
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up hco-operator: %w", err)

@@ -37,6 +37,9 @@ type Reconciler struct {
 	Recorder  record.EventRecorder
 	// Version is reported in status.versions as the operator version.
 	Version string
+	// Namespace is the install namespace, the only one whose
+	// kubevirt-hyperconverged the operator acts on.
+	Namespace string
 	// watcher wakes the reconciler when an install or uninstall moves on;
 	// SetupWithManager starts it.
 	watcher *workflowstate.Watcher
@@ -49,6 +52,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	hc := &hcov1beta1.HyperConverged{}
 	if err := r.Client.Get(ctx, req.NamespacedName, hc); err != nil {
 		return ctrl.Result{}, crclient.IgnoreNotFound(err)
+	}
+	if !r.isTheHyperConverged(hc) {
+		return ctrl.Result{}, r.markInvalid(ctx, hc)
 	}
 	if hc.DeletionTimestamp != nil {
 		return r.finalize(ctx, hc)

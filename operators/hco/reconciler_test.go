@@ -119,7 +119,7 @@ func setup(t *testing.T) (*Reconciler, *fakeTemporal, crclient.Client, ctrl.Requ
 	}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(hc).WithStatusSubresource(hc).Build()
 	ft := &fakeTemporal{}
-	r := &Reconciler{Client: c, Temporal: ft, TaskQueue: "virtflow-control", Recorder: record.NewFakeRecorder(100), Version: "v9"}
+	r := &Reconciler{Client: c, Temporal: ft, TaskQueue: "virtflow-control", Recorder: record.NewFakeRecorder(100), Version: "v9", Namespace: "kubevirt-hyperconverged"}
 	return r, ft, c, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: hc.Namespace, Name: hc.Name}}
 }
 
@@ -275,4 +275,35 @@ func TestAFailedUninstallIsStartedAgainAfterTheResync(t *testing.T) {
 	require.Len(t, ft.started, 1, "the install was already done; only the uninstall starts")
 	require.Equal(t, "hco-uninstall-1234", ft.started[0].ID)
 	require.Equal(t, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY, ft.started[0].WorkflowIDReusePolicy)
+}
+
+func TestAnotherHyperConvergedIsReportedAsAnInvalidRequest(t *testing.T) {
+	for _, key := range []types.NamespacedName{
+		{Namespace: "kubevirt-hyperconverged", Name: "second"},
+		{Namespace: "default", Name: "kubevirt-hyperconverged"},
+	} {
+		t.Run(key.String(), func(t *testing.T) {
+			r, ft, c, _ := setup(t)
+			other := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, UID: "5678", Generation: 2}}
+			require.NoError(t, c.Create(context.Background(), other))
+			req := ctrl.Request{NamespacedName: key}
+			res, err := r.Reconcile(context.Background(), req)
+			require.NoError(t, err)
+			require.Zero(t, res)
+			require.Empty(t, ft.started, "nothing is installed for it")
+			hc := getHC(t, c, req)
+			require.Empty(t, hc.Finalizers)
+			complete := meta.FindStatusCondition(hc.Status.Conditions, hcov1beta1.ConditionReconcileComplete)
+			require.Equal(t, metav1.ConditionFalse, complete.Status)
+			require.Equal(t, "InvalidRequest", complete.Reason)
+			require.Equal(t, "Request does not match expected name (kubevirt-hyperconverged) and namespace (kubevirt-hyperconverged)", complete.Message)
+			require.Equal(t, int64(2), complete.ObservedGeneration)
+			for _, typ := range []string{hcov1beta1.ConditionAvailable, hcov1beta1.ConditionProgressing, hcov1beta1.ConditionDegraded, hcov1beta1.ConditionUpgradeable} {
+				cond := meta.FindStatusCondition(hc.Status.Conditions, typ)
+				require.Equal(t, metav1.ConditionUnknown, cond.Status, typ)
+				require.Equal(t, "StatusUnknown", cond.Reason)
+				require.Equal(t, "Unknown Status", cond.Message)
+			}
+		})
+	}
 }
