@@ -87,9 +87,6 @@ type HyperConvergedSpec struct {
 
 	// FeatureGates turns not-yet-default features on or off.
 	// +kubebuilder:default={"downwardMetrics": false, "deployKubeSecondaryDNS": false, "disableMDevConfiguration": false, "persistentReservation": false, "enableMultiArchBootImageImport": false, "decentralizedLiveMigration": true, "declarativeHotplugVolumes": false, "videoConfig": true, "objectGraph": false, "incrementalBackup": false, "containerPathVolumes": false}
-	// Unknown gates are kept, not pruned, so that the webhook can reject a
-	// misspelled gate by name instead of silently dropping it.
-	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	FeatureGates HyperConvergedFeatureGates `json:"featureGates,omitempty"`
 
