@@ -136,37 +136,70 @@ func TestDriftedComponentFieldIsReverted(t *testing.T) {
 
 func TestInvalidHyperConvergedIsRejectedWithItsReason(t *testing.T) {
 	n := onNode(t)
+	waitAvailable(t, n.c, time.Minute)
 	ctx := context.Background()
-	reject := func(obj crclient.Object, want string) {
-		t.Helper()
-		err := n.c.Create(ctx, obj, crclient.DryRunAll)
-		require.Error(t, err, "expected %s/%s to be rejected", obj.GetNamespace(), obj.GetName())
-		require.Contains(t, err.Error(), want)
-	}
-	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: platform.HCName}},
-		"invalid namespace for v1beta1.HyperConverged - please use the kubevirt-hyperconverged namespace")
-	reject(&hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}},
-		"Request does not match expected name (kubevirt-hyperconverged) and namespace (kubevirt-hyperconverged)")
-	// The one HyperConverged there is: its spec is validated on update.
-	update := func(patch, want string) {
+	// The install namespace is enforced by the API server, with the
+	// admission policy hco-operator keeps.
+	elsewhere := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: platform.HCName}}
+	var err error
+	require.Eventually(t, func() bool {
+		err = n.c.Create(ctx, elsewhere.DeepCopy(), crclient.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'hyperconverged-namespace-policy'")
+	}, 30*time.Second, 250*time.Millisecond, "the namespace policy did not refuse")
+	require.Contains(t, err.Error(), "HyperConverged CR can only be created in the 'kubevirt-hyperconverged' namespace.")
+	// A second one of the same name is the API server's to refuse.
+	err = n.c.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+		"metadata": map[string]any{"namespace": ns, "name": platform.HCName},
+	}}, crclient.DryRunAll)
+	require.True(t, apierrors.IsAlreadyExists(err), "%v", err)
+	// The spec is validated on create...
+	shortCA := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}}
+	shortCA.Spec.CertConfig.CA.Duration = &metav1.Duration{Duration: time.Minute}
+	err = n.c.Create(ctx, shortCA, crclient.DryRunAll)
+	require.ErrorContains(t, err, `admission webhook "validate-hco-v1beta1.kubevirt.io" denied the request: spec.certConfig.ca.duration: value is too small`)
+	// ...and on update.
+	update := func(patch, want string, opts ...crclient.PatchOption) {
 		t.Helper()
 		hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: platform.HCName}}
-		err := n.c.Patch(ctx, hc, crclient.RawPatch(types.MergePatchType, []byte(patch)), crclient.DryRunAll)
+		err := n.c.Patch(ctx, hc, crclient.RawPatch(types.MergePatchType, []byte(patch)), append(opts, crclient.DryRunAll)...)
 		require.Error(t, err, "expected %s to be rejected", patch)
 		require.Contains(t, err.Error(), want)
 	}
-	update(`{"spec":{"liveMigrationConfig":{"bandwidthPerMigration":"-10Mi"}}}`, "bandwidthPerMigration field must not be negative")
-	update(`{"spec":{"featureGates":{"fooBarGate":true}}}`, "unknown feature gate(s) fooBarGate")
-	reject(&unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
-		"metadata": map[string]any{"namespace": ns, "name": platform.HCName},
-	}}, "only one HyperConverged is allowed per cluster")
+	update(`{"spec":{"tlsSecurityProfile":{"type":"Custom","custom":{"minTLSVersion":"VersionTLS13","ciphers":["ECDHE-RSA-AES128-GCM-SHA256"]}}}}`,
+		"custom ciphers cannot be selected when minTLSVersion is VersionTLS13")
+	// An unknown gate is pruned, or refused by strict field validation.
+	update(`{"spec":{"featureGates":{"fooBarGate":true}}}`, `unknown field "spec.featureGates.fooBarGate"`, crclient.FieldValidation("Strict"))
 
 	// A dry run: were the guard missing, this would delete the platform.
-	err := n.c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, crclient.DryRunAll)
+	err = n.c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, crclient.DryRunAll)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "HyperConverged CR is still present, please remove it before deleting the containing namespace")
+	require.Contains(t, err.Error(), `admission webhook "mutate-ns-hco.kubevirt.io" denied the request: HyperConverged CR is still present, please remove it before deleting the containing hcoNamespace`)
 	require.False(t, strings.Contains(err.Error(), "internal error"))
+}
+
+// Another HyperConverged is admitted, as by HCO, and left alone: its
+// status says why, and deleting it removes nothing.
+func TestAnotherHyperConvergedIsAnInvalidRequest(t *testing.T) {
+	n := onNode(t)
+	waitAvailable(t, n.c, time.Minute)
+	ctx := context.Background()
+	second := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "second"}}
+	require.NoError(t, n.c.Create(ctx, second))
+	defer func() { _ = n.c.Delete(ctx, second) }()
+	require.Eventually(t, func() bool {
+		hc := &hcov1beta1.HyperConverged{}
+		if err := n.c.Get(ctx, crclient.ObjectKeyFromObject(second), hc); err != nil {
+			return false
+		}
+		cond := meta.FindStatusCondition(hc.Status.Conditions, hcov1beta1.ConditionReconcileComplete)
+		return cond != nil && cond.Reason == "InvalidRequest" &&
+			cond.Message == "Request does not match expected name (kubevirt-hyperconverged) and namespace (kubevirt-hyperconverged)"
+	}, 30*time.Second, 250*time.Millisecond, "the second HyperConverged was not reported as an invalid request")
+	require.NoError(t, n.c.Delete(ctx, second))
+	require.Eventually(t, func() bool { return apierrors.IsNotFound(n.c.Get(ctx, crclient.ObjectKeyFromObject(second), second)) },
+		30*time.Second, 250*time.Millisecond, "the second HyperConverged was not removed")
+	waitAvailable(t, n.c, time.Minute)
 }
 
 func installProgress(t *testing.T, tc client.Client, id string) hcoc.InstallProgress {

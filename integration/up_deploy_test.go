@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,10 +33,11 @@ func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
 	for _, name := range names {
 		require.Equal(t, image, pods[name].Spec.Containers[0].Image, "%s runs the components image", name)
 	}
-	elsewhere := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}}
-	denied := c.Create(context.Background(), elsewhere, crclient.DryRunAll)
-	require.ErrorContains(t, denied, `admission webhook "validate-hco.kubevirt.io" denied the request`, "hco-webhook's pod answers")
-	require.ErrorContains(t, denied, "invalid namespace")
+	shortCA := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: platform.Namespace, Name: "short-ca"}}
+	shortCA.Spec.CertConfig.CA.Duration = &metav1.Duration{Duration: time.Minute}
+	denied := c.Create(context.Background(), shortCA, crclient.DryRunAll)
+	require.ErrorContains(t, denied, `admission webhook "validate-hco-v1beta1.kubevirt.io" denied the request`, "hco-webhook's pod answers")
+	require.ErrorContains(t, denied, "spec.certConfig.ca.duration: value is too small")
 
 	out, err := kubectlAt(dataDir, "apply", "-k", "../deploy/cluster", "--dry-run=server", "--server-side", "--force-conflicts", "--field-manager=dry-run").CombinedOutput()
 	require.NoError(t, err, "%s", out)
