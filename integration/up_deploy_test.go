@@ -13,6 +13,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 	"github.com/virtflow/virtflow/components/componentoperator"
 	"github.com/virtflow/virtflow/embedded/platform"
 )
@@ -20,7 +21,8 @@ import (
 // manifestsAreTheClusters checks that `virtflow up` runs hco-operator,
 // hco-webhook, the component operators and the control worker from
 // deploy/embedded as Ready pods of the components image, that hco-webhook's
-// pod answers for HyperConverged admission, and that
+// pod answers for HyperConverged admission and hostpath-provisioner-operator's
+// for HostPathProvisioner admission, and that
 // deploy/cluster, the same base with a registry image and an external
 // Temporal, passes the API server's dry run as kubectl applies it.
 func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
@@ -38,6 +40,10 @@ func manifestsAreTheClusters(t *testing.T, c crclient.Client, dataDir string) {
 	denied := c.Create(context.Background(), shortCA, crclient.DryRunAll)
 	require.ErrorContains(t, denied, `admission webhook "validate-hco-v1beta1.kubevirt.io" denied the request`, "hco-webhook's pod answers")
 	require.ErrorContains(t, denied, "spec.certConfig.ca.duration: value is too small")
+	noPools := &hppv1beta1.HostPathProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "no-pools"}}
+	denied = c.Create(context.Background(), noPools, crclient.DryRunAll)
+	require.ErrorContains(t, denied, `admission webhook "validate-hostpath-provisioner.kubevirt.io" denied the request: either pathConfig or storage pools must be set`,
+		"hostpath-provisioner-operator's pod answers")
 
 	out, err := kubectlAt(dataDir, "apply", "-k", "../deploy/cluster", "--dry-run=server", "--server-side", "--force-conflicts", "--field-manager=dry-run").CombinedOutput()
 	require.NoError(t, err, "%s", out)

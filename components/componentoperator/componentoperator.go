@@ -7,9 +7,11 @@ package componentoperator
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 
 	temporal "go.temporal.io/sdk/client"
@@ -37,6 +39,9 @@ const PodNameEnv = "POD_NAME"
 // settings are where the components run and what they reach.
 type settings struct {
 	temporal, kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
+	// webhookCertDir, when set, has hostpath-provisioner-operator serve its
+	// validating webhook with the certificate there.
+	webhookCertDir string
 }
 
 // Main runs the operator name until ctx ends.
@@ -59,8 +64,22 @@ func Main(ctx context.Context, name string, args []string) error {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s: %w", name, err)
 		}
+		if name == "hostpath-provisioner-operator" && s.webhookCertDir != "" {
+			return serveHostPathWebhook(mgr, s.webhookCertDir)
+		}
 		return nil
 	})
+}
+
+// serveHostPathWebhook serves HostPathProvisioner validation, as upstream's
+// operator does from its own pod.
+func serveHostPathWebhook(mgr ctrl.Manager, certDir string) error {
+	build := func(context.Context) (http.Handler, *x509.CertPool, error) {
+		mux := http.NewServeMux()
+		mux.Handle(hostpathprovisioner.ValidatePath, hostpathprovisioner.Webhook(mgr.GetScheme()))
+		return mux, nil, nil
+	}
+	return manager.ServeTLS(mgr, "hostpath-provisioner-operator webhook", certDir, build)
 }
 
 func (s *settings) flags(fs *flag.FlagSet) {
@@ -70,6 +89,7 @@ func (s *settings) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths on every node")
 	fs.StringVar(&s.provisionerImage, "csi-provisioner-image", "registry.k8s.io/sig-storage/csi-provisioner:v5.3.0", "kubernetes-csi's external-provisioner")
 	fs.StringVar(&s.domainType, "domain-type", "", "virt-handler's guest type (kvm or qemu); detected on each node when empty")
+	fs.StringVar(&s.webhookCertDir, "webhook-cert-dir", "", "hostpath-provisioner-operator: directory of the webhook's tls.crt and tls.key; no webhook when empty")
 }
 
 // operator is the kind name reconciles and how it renders its components.

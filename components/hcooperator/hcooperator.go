@@ -1,7 +1,7 @@
 // Package hcooperator is hco-operator's command: the HyperConverged
 // reconciler, which installs, upgrades and uninstalls through Temporal
-// workflows, and the keeper of hco-webhook's certificate and webhook
-// configuration.
+// workflows, and the keeper of hco-webhook's and
+// hostpath-provisioner-operator's certificates and webhook configurations.
 package hcooperator
 
 import (
@@ -19,6 +19,7 @@ import (
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -41,9 +42,10 @@ func Main(ctx context.Context, args []string) error {
 	})
 }
 
-// webhookKeeper applies hco-webhook's certificate and configuration at
-// start and every minute, so a certificate due for renewal is reissued
-// and the new CA published before the old one expires.
+// webhookKeeper applies hco-webhook's and hostpath-provisioner-operator's
+// certificates and webhook configurations (OLM's part upstream) at start
+// and every minute, so a certificate due for renewal is reissued and the
+// new CA published before the old one expires.
 type webhookKeeper struct{ mgr ctrl.Manager }
 
 // NeedLeaderElection keeps one keeper among the replicas.
@@ -70,6 +72,11 @@ func (k *webhookKeeper) apply(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	hpp, err := hostpathprovisioner.WebhookObjects(ctx, k.mgr.GetAPIReader(), manager.Namespace())
+	if err != nil {
+		return err
+	}
+	objs = append(objs, hpp...)
 	for _, o := range objs {
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 		if err != nil {

@@ -63,7 +63,7 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 // release's `up` pointed at its own process: left behind, the API server
 // would call a port nobody serves and refuse what they match.
 func removeInProcessWebhooks(ctx context.Context, c client.Client) error {
-	for _, name := range []string{WebhookConfigName, VirtAPIValidatorName} {
+	for _, name := range []string{WebhookConfigName, VirtAPIValidatorName, HPPValidatorName} {
 		cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if err := c.Delete(ctx, cfg); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("removing ValidatingWebhookConfiguration %s: %w", name, err)
@@ -79,12 +79,17 @@ func removeInProcessWebhooks(ctx context.Context, c client.Client) error {
 }
 
 // ensureHyperConvergedWhenAdmitted creates the default HyperConverged,
-// trying again while hco-webhook's pod is not serving yet (its webhook
-// fails closed, as upstream's).
+// trying again while hco-webhook's pod is not serving yet.
 func ensureHyperConvergedWhenAdmitted(ctx context.Context, cfg *rest.Config) error {
+	return whenAdmitted(ctx, func() error { return EnsureHyperConverged(ctx, cfg) })
+}
+
+// whenAdmitted runs create, trying again while the pod serving a webhook
+// that matches is not serving yet: the webhooks fail closed, as upstream's.
+func whenAdmitted(ctx context.Context, create func() error) error {
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		err := EnsureHyperConverged(ctx, cfg)
+		err := create()
 		if err == nil || time.Now().After(deadline) || !strings.Contains(err.Error(), "failed calling webhook") {
 			return err
 		}

@@ -39,7 +39,7 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 		}
 	}
 	if s.webhooks != nil {
-		s.webhooks.attach(mgr, !cfg.SkipHCO, !cfg.SkipVirtController)
+		s.webhooks.attach(mgr, !cfg.SkipHCO, !cfg.SkipVirtController, !cfg.SkipComponentOperators)
 	}
 	if err := s.registerVirt(mgr, cfg); err != nil {
 		return err

@@ -125,7 +125,8 @@ func (p *Platform) startServices(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := EnsureHostpathStorage(ctx, c); err != nil {
+	// hostpath-provisioner-operator's pod validates the HostPathProvisioner.
+	if err := whenAdmitted(ctx, func() error { return EnsureHostpathStorage(ctx, c) }); err != nil {
 		return err
 	}
 	return ensureHyperConvergedWhenAdmitted(ctx, p.cp.RESTConfig())

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 )
 
 // waitLive returns once the API server calls this webhook server: it picks
@@ -33,6 +34,12 @@ func (w *webhookSet) waitLive(ctx context.Context, c client.Client) error {
 			obj  client.Object
 			want string
 		}{hcoProbe(), "value is too small"})
+	}
+	if w.hpp {
+		probes = append(probes, struct {
+			obj  client.Object
+			want string
+		}{&hppv1beta1.HostPathProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "webhook-probe"}}, "either pathConfig or storage pools must be set"})
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for _, p := range probes {

@@ -20,6 +20,7 @@ import (
 	"github.com/virtflow/virtflow/operators/dataimportcron"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/virtapi"
 	"github.com/virtflow/virtflow/operators/webhookcert"
 )
@@ -36,8 +37,13 @@ const MutatingConfigName = "virtflow-virt-api-mutator"
 // HCOMutatingConfigName is hco-webhook's MutatingWebhookConfiguration.
 const HCOMutatingConfigName = "virtflow-hco-mutator"
 
-// webhookSet is the admission webhooks of hco-webhook and virt-api: one TLS
-// server, its rotated certificates and the configurations pointing at it.
+// HPPValidatorName is hostpath-provisioner-operator's
+// ValidatingWebhookConfiguration.
+const HPPValidatorName = "virtflow-hpp-validator"
+
+// webhookSet is the admission webhooks of hco-webhook, virt-api and
+// hostpath-provisioner-operator: one TLS server, its rotated certificates
+// and the configurations pointing at it.
 type webhookSet struct {
 	server  webhook.Server
 	certDir string
@@ -45,6 +51,7 @@ type webhookSet struct {
 	bundle  []byte
 	hco     bool
 	virtAPI bool
+	hpp     bool
 }
 
 func newWebhookSet(certDir string) (*webhookSet, error) {
@@ -67,10 +74,13 @@ func newWebhookSet(certDir string) (*webhookSet, error) {
 
 // attach registers the handlers on the manager's webhook server; asking the
 // manager for it is also what makes the manager run it.
-func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks bool) {
+func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks, hppHook bool) {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	w.server = mgr.GetWebhookServer()
-	w.hco, w.virtAPI = hcoHooks, virtAPIHooks
+	w.hco, w.virtAPI, w.hpp = hcoHooks, virtAPIHooks, hppHook
+	if hppHook {
+		w.server.Register(hostpathprovisioner.ValidatePath, hostpathprovisioner.Webhook(mgr.GetScheme()))
+	}
 	if virtAPIHooks {
 		for path, h := range virtapi.Webhooks(dec, mgr.GetAPIReader()) {
 			w.server.Register(path, h)
@@ -107,6 +117,12 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	// running only one of them never drop the other's webhooks.
 	if w.hco {
 		if err := w.applyHCO(ctx, c); err != nil {
+			return err
+		}
+	}
+	if w.hpp {
+		hooks := []admissionregistrationv1.ValidatingWebhook{hostpathprovisioner.ValidatingWebhook(w.clientConfig)}
+		if err := applyValidating(ctx, c, HPPValidatorName, hooks); err != nil {
 			return err
 		}
 	}
