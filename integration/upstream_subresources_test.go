@@ -63,6 +63,8 @@ func TestUpstreamVirtctlSubresources(t *testing.T) {
 	require.Contains(t, u.run(t, "reset", "subs"), "VMI subs was scheduled to reset")
 	require.Eventually(t, func() bool { return boots() == 3 }, 2*time.Minute, 500*time.Millisecond, "the guest was not reset")
 	require.Equal(t, qemu, qemuPID(u.ns+"_subs"), "a reboot and a reset keep the same QEMU")
+	require.Eventually(t, func() bool { return u.command("userlist", "subs").Run() == nil }, 2*time.Minute, time.Second,
+		"the agent of the reset guest never came back")
 
 	freezeAndThaw(t, n, u)
 	expandAndGraph(t, n, u)

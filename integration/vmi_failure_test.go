@@ -34,22 +34,24 @@ func TestAFailedStartSaysWhyAndKeepsItsLog(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return n.c.Get(ctx, key, vmi) == nil && vmi.Status.Phase == kubevirtv1.Failed
 	}, 2*time.Minute, 100*time.Millisecond, "the VMI never failed")
+	// The node agent (from the launcher's report) or the controller
+	// (from the failed pod) says why, whichever sees the failure first.
 	var why string
 	for _, c := range vmi.Status.Conditions {
-		if c.Type == kubevirtv1.VirtualMachineInstanceSynchronized && c.Reason == "PodFailed" {
+		if c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "vmlinuz-missing") {
 			why = c.Message
 		}
 	}
-	require.Contains(t, why, "container compute exited with code")
-	require.Contains(t, why, "vmlinuz-missing", "the launcher's own words: %s", why)
+	require.NotEmpty(t, why, "a condition gives the launcher's own words: %+v", vmi.Status.Conditions)
 
 	require.Eventually(t, func() bool { return vmStatus(n.c, key) == kubevirtv1.VirtualMachineStatusCrashLoopBackOff },
 		30*time.Second, 100*time.Millisecond)
-	require.True(t, hasEvent(t, n.c, vm.Namespace, vmi.Name, "PodFailed", "vmlinuz-missing"), "the VMI's event says why")
+	require.Eventually(t, func() bool { return hasEvent(t, n.c, vm.Namespace, vmi.Name, "", "vmlinuz-missing") },
+		10*time.Second, 200*time.Millisecond, "the VMI's event says why")
 	require.True(t, hasEvent(t, n.c, vm.Namespace, vm.Name, "VMIFailed", "vmlinuz-missing"), "the VM's event says why")
 
 	pod := launcherPodOf(t, n.c, vmi)
-	require.Equal(t, corev1.PodFailed, pod.Status.Phase, "the failed launcher's pod is kept")
+	require.Nil(t, pod.DeletionTimestamp, "the failed launcher's pod is kept")
 	cs, err := kubernetes.NewForConfig(n.cfg)
 	require.NoError(t, err)
 	log, err := cs.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: "compute"}).DoRaw(ctx)
@@ -58,13 +60,13 @@ func TestAFailedStartSaysWhyAndKeepsItsLog(t *testing.T) {
 }
 
 // hasEvent tells whether an event about the named object has the reason
-// and mentions what.
+// (any, when empty) and mentions what.
 func hasEvent(t *testing.T, c crclient.Client, ns, name, reason, what string) bool {
 	t.Helper()
 	events := &corev1.EventList{}
 	require.NoError(t, c.List(context.Background(), events, crclient.InNamespace(ns)))
 	for _, e := range events.Items {
-		if e.InvolvedObject.Name == name && e.Reason == reason && strings.Contains(e.Message, what) {
+		if e.InvolvedObject.Name == name && (reason == "" || e.Reason == reason) && strings.Contains(e.Message, what) {
 			return true
 		}
 	}

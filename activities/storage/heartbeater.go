@@ -97,7 +97,9 @@ func (h *heartbeater) stalled(ctx context.Context, e *StallError, source string)
 		msg = fmt.Sprintf("Unable to transfer source data from %s: %s at %.2f%% (attempt %d of %d without progress)", source, e, p.Percent, p.Stalls, maxStalls)
 	}
 	if p.Stalls >= maxStalls {
-		return temporal.NewNonRetryableApplicationError(msg+"; the source stopped sending: check it and recreate the DataVolume", cdi.ErrTypeTransferStalled, e)
+		// No cause: the message already says it, and a condition shows
+		// the innermost cause alone.
+		return temporal.NewNonRetryableApplicationError(msg+"; the source stopped sending: check it and recreate the DataVolume", cdi.ErrTypeTransferStalled, nil)
 	}
-	return temporal.NewApplicationError(msg+"; retrying from the last checkpoint", cdi.ErrTypeTransferStalled, e)
+	return temporal.NewApplicationError(msg+"; retrying from the last checkpoint", cdi.ErrTypeTransferStalled)
 }

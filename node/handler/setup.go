@@ -61,7 +61,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	}))
 	err = ctrl.NewControllerManagedBy(mgr).Named("virt-handler-vmis-"+cfg.NodeName).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
-		For(&kubevirtv1.VirtualMachineInstance{}, vmiOnNode).Complete(&vmiReconciler{c: mgr.GetClient(), cfg: cfg})
+		For(&kubevirtv1.VirtualMachineInstance{}, vmiOnNode).Complete(&vmiReconciler{c: mgr.GetClient(), cfg: cfg, rec: mgr.GetEventRecorderFor("virt-handler")})
 	if err != nil {
 		return fmt.Errorf("setting up VMI reporting: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/record"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +22,8 @@ import (
 type vmiReconciler struct {
 	c   client.Client
 	cfg Config
+	// rec tells, in an event on the VMI, why its guest failed.
+	rec record.EventRecorder
 }
 
 func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -41,6 +44,7 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		if err := r.c.Status().Update(ctx, v); err != nil {
 			return ctrl.Result{}, fmt.Errorf("updating VMI %s status: %w", v.Name, err)
 		}
+		r.reportFailure(v, before.Phase)
 	}
 	if done {
 		return ctrl.Result{}, nil
@@ -91,6 +95,20 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
 	}
 	return false
+}
+
+// reportFailure records why the guest failed once the VMI turns Failed:
+// the condition says it too, but events outlive the VMI a VM replaces.
+func (r *vmiReconciler) reportFailure(v *kubevirtv1.VirtualMachineInstance, was kubevirtv1.VirtualMachineInstancePhase) {
+	if r.rec == nil || v.Status.Phase != kubevirtv1.Failed || was == kubevirtv1.Failed {
+		return
+	}
+	for _, c := range v.Status.Conditions {
+		if c.Type == kubevirtv1.VirtualMachineInstanceReady && c.Message != "" {
+			r.rec.Event(v, corev1.EventTypeWarning, c.Reason, c.Message)
+			return
+		}
+	}
 }
 
 func removeCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) {

@@ -87,16 +87,14 @@ func (r *Reconciler) plan(vm *kubevirtv1.VirtualMachine, vmi *kubevirtv1.Virtual
 	return a, ctrl.Result{}
 }
 
-// failureOf is the reason a failed VMI gives in its conditions.
+// failureOf is the reason a failed VMI gives in its conditions: a failed
+// launcher pod's (Synchronized), else the guest's (Ready, from the node).
 func failureOf(vmi *kubevirtv1.VirtualMachineInstance) string {
-	for _, c := range vmi.Status.Conditions {
-		if c.Status == corev1.ConditionFalse && c.Message != "" && c.Type == kubevirtv1.VirtualMachineInstanceSynchronized {
-			return c.Message
-		}
-	}
-	for _, c := range vmi.Status.Conditions {
-		if c.Message != "" && c.Type != kubevirtv1.VirtualMachineInstanceReady {
-			return c.Message
+	for _, typ := range []kubevirtv1.VirtualMachineInstanceConditionType{kubevirtv1.VirtualMachineInstanceSynchronized, kubevirtv1.VirtualMachineInstanceReady} {
+		for _, c := range vmi.Status.Conditions {
+			if c.Type == typ && c.Status == corev1.ConditionFalse && c.Message != "" {
+				return c.Message
+			}
 		}
 	}
 	return "phase " + string(vmi.Status.Phase)

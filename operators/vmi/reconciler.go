@@ -166,6 +166,11 @@ func (r *Reconciler) finish(ctx context.Context, vmi *kubevirtv1.VirtualMachineI
 			continue
 		}
 		waiting++
+		// A launcher that reported its failure is on its way out: let it
+		// finish, so its pod keeps the log, unless it lingers.
+		if vmi.DeletionTimestamp == nil && time.Since(finalAt(vmi)) < launcherExitGrace {
+			continue
+		}
 		if p.DeletionTimestamp == nil {
 			if err := r.Client.Delete(ctx, p); err != nil && !apierrors.IsNotFound(err) {
 				return ctrl.Result{}, fmt.Errorf("deleting launcher pod %s: %w", p.Name, err)
@@ -181,6 +186,20 @@ func (r *Reconciler) finish(ctx context.Context, vmi *kubevirtv1.VirtualMachineI
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// launcherExitGrace is how long a final VMI's launcher may take to exit
+// by itself before its pod is deleted.
+const launcherExitGrace = 30 * time.Second
+
+// finalAt is when the VMI turned final; long ago when it does not say.
+func finalAt(vmi *kubevirtv1.VirtualMachineInstance) time.Time {
+	for _, t := range vmi.Status.PhaseTransitionTimestamps {
+		if t.Phase == vmi.Status.Phase {
+			return t.PhaseTransitionTimestamp.Time
+		}
+	}
+	return time.Time{}
 }
 
 // podFailure says why a launcher pod failed: its containers' exit codes
