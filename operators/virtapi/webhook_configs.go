@@ -67,13 +67,14 @@ func MutatingWebhooks(cc ClientConfig) []admissionregistrationv1.MutatingWebhook
 }
 
 // Webhooks are the handlers of virt-api's webhooks by path;
-// reader finds the instancetypes and preferences VMs name.
+// reader finds the instancetypes and preferences VMs name and the
+// presets VMIs match.
 func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handler {
 	return map[string]http.Handler{
 		VMValidatePath:  &webhook.Admission{Handler: &VMValidator{Decoder: dec, Reader: reader}},
 		VMIValidatePath: &webhook.Admission{Handler: &VMIValidator{Decoder: dec}},
 		VMMutatePath:    &webhook.Admission{Handler: &VMMutator{Decoder: dec}},
-		VMIMutatePath:   &webhook.Admission{Handler: &VMIMutator{Decoder: dec}},
+		VMIMutatePath:   &webhook.Admission{Handler: &VMIMutator{Decoder: dec, Reader: reader}},
 
 		VMIRSValidatePath: &webhook.Admission{Handler: &VMIRSValidator{}},
 

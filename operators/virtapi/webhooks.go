@@ -145,11 +145,18 @@ func (m *VMMutator) Handle(_ context.Context, req admission.Request) admission.R
 	return patched(req, vm)
 }
 
-// VMIMutator applies defaults to VirtualMachineInstances on creation.
-type VMIMutator struct{ Decoder admission.Decoder }
+// VMIMutator applies presets and defaults to VirtualMachineInstances on
+// creation.
+type VMIMutator struct {
+	Decoder admission.Decoder
+	// Reader lists the namespace's VirtualMachineInstancePresets; nil
+	// applies none.
+	Reader client.Reader
+}
 
-// Handle defaults CREATE.
-func (m *VMIMutator) Handle(_ context.Context, req admission.Request) admission.Response {
+// Handle applies presets, then defaults, on CREATE: upstream's order, so
+// defaults only fill what neither the VMI nor a preset sets.
+func (m *VMIMutator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation != admissionv1.Create {
 		return admission.Allowed("")
 	}
@@ -157,8 +164,15 @@ func (m *VMIMutator) Handle(_ context.Context, req admission.Request) admission.
 	if err := m.Decoder.Decode(req, vmi); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding VirtualMachineInstance: %w", err))
 	}
+	if err := ApplyPresets(ctx, m.Reader, vmi); err != nil {
+		return presetDenied(err)
+	}
 	SetVMIDefaults(&vmi.Spec)
-	return patched(req, vmi)
+	resp := patched(req, vmi)
+	if resp.Allowed {
+		resp.Warnings = append(resp.Warnings, presetWarnings(vmi)...)
+	}
+	return resp
 }
 
 func patched(req admission.Request, obj any) admission.Response {
