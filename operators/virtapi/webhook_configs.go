@@ -47,6 +47,7 @@ func ValidatingWebhooks(cc ClientConfig) []admissionregistrationv1.ValidatingWeb
 		// (Equivalent) a v1alpha1 pool reaches it as v1beta1.
 		Validating(cc, "virtualmachinepool-validator.kubevirt.io", VMPoolValidatePath,
 			Rules("pool.kubevirt.io", "v1beta1", "virtualmachinepools", createUpd...)),
+		Validating(cc, "virtualmachinepreset-validator.kubevirt.io", VMIPresetValidatePath, vmiPresetRules()),
 	}
 }
 
@@ -79,5 +80,7 @@ func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handl
 		VMIRSValidatePath: &webhook.Admission{Handler: &VMIRSValidator{}},
 
 		VMPoolValidatePath: &webhook.Admission{Handler: &VMPoolValidator{}},
+
+		VMIPresetValidatePath: &webhook.Admission{Handler: &VMIPresetValidator{}},
 	}
 }
