@@ -22,6 +22,9 @@ type override struct {
 	// deprecated are older versions upstream still serves with the
 	// schema of the Go type's version, listed after it.
 	deprecated []apiextensionsv1.CustomResourceDefinitionVersion
+	// deprecation, when set, deprecates the Go type's version too, with
+	// this warning for the API server to return.
+	deprecation *string
 }
 
 func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
@@ -36,6 +39,7 @@ func (o override) apply(c *apiextensionsv1.CustomResourceDefinition) {
 			v.Subresources = o.subresources()
 		}
 		v.AdditionalPrinterColumns = o.columns
+		v.Deprecated, v.DeprecationWarning = o.deprecation != nil, o.deprecation
 	}
 	o.addDeprecated(c)
 }
@@ -123,7 +127,12 @@ var overrides = map[schema.GroupKind]override{
 			withDescription(col("Current", "integer", ".status.replicas"), "Number of managed and not final or deleted VirtualMachines"),
 			withDescription(col("Ready", "integer", ".status.readyReplicas"), "Number of managed VirtualMachines which are ready to receive traffic"),
 			age}},
-	{Group: kubevirtGroup, Kind: "VirtualMachineInstancePreset"}: {scope: ns, shortNames: []string{"vmipreset", "vmipresets"}, categories: allCategory},
+	// Presets are deprecated in every version upstream serves; v1 stays
+	// the stored one (upstream stores v1alpha3, of the same schema).
+	{Group: kubevirtGroup, Kind: "VirtualMachineInstancePreset"}: {scope: ns, shortNames: []string{"vmipreset", "vmipresets"}, categories: allCategory,
+		deprecation: ptr.To("kubevirt.io/v1 VirtualMachineInstancePresets is now deprecated and will be removed in v2."),
+		deprecated: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1alpha3", Served: true, Deprecated: true,
+			DeprecationWarning: ptr.To("kubevirt.io/v1alpha3 VirtualMachineInstancePresets is now deprecated and will be removed in v2.")}}},
 	{Group: instancetypeGroup, Kind: "VirtualMachineInstancetype"}: {scope: ns,
 		shortNames: []string{"vminstancetype", "vminstancetypes", "vmf", "vmfs"}, categories: allCategory},
 	{Group: instancetypeGroup, Kind: "VirtualMachineClusterInstancetype"}: {scope: cluster,
