@@ -24,9 +24,9 @@ func testPreset(ns, name string, labels map[string]string, d kubevirtv1.DomainSp
 }
 
 // TestAPresetShapesTheVMIsItSelects creates a preset giving VMIs labelled
-// flavor=small a CPU topology and a memory request, then such a VMI with
-// kubectl: the stored VMI has both, the preset's annotation, and kubectl
-// prints upstream's deprecation warning.
+// flavor=small a CPU topology and a memory request, then such a VMI, both
+// with kubectl: the stored VMI has both, the preset's annotation, and
+// kubectl prints upstream's deprecation warning each time.
 func TestAPresetShapesTheVMIsItSelects(t *testing.T) {
 	n := onNode(t)
 	ctx := context.Background()
@@ -36,18 +36,13 @@ func TestAPresetShapesTheVMIsItSelects(t *testing.T) {
 		CPU:       &kubevirtv1.CPU{Sockets: 1, Cores: 2, Threads: 1},
 		Resources: kubevirtv1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("320Mi")}},
 	})
-	require.NoError(t, n.c.Create(ctx, p))
+	p.TypeMeta = metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "VirtualMachineInstancePreset"}
+	require.Contains(t, kubectlCreate(t, n, p), presetWarning, "the CRD deprecates v1 presets")
 
 	v := testGuestVMI("preset1")
 	v.UID, v.Namespace, v.Labels = "", ns, small
 	v.TypeMeta = metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "VirtualMachineInstance"}
-	raw, err := json.Marshal(v)
-	require.NoError(t, err)
-	cmd := n.kubectl("create", "-f", "-")
-	cmd.Stdin = bytes.NewReader(raw)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "kubevirt.io/v1 VirtualMachineInstancePresets is now deprecated and will be removed in v2.")
+	require.Contains(t, kubectlCreate(t, n, v), presetWarning, "the VMI mutator warns of the preset applied")
 	key := crclient.ObjectKeyFromObject(v)
 	defer deleteVMIAndWait(t, n.c, key)
 
@@ -58,6 +53,21 @@ func TestAPresetShapesTheVMIsItSelects(t *testing.T) {
 	require.Equal(t, [3]uint32{1, 2, 1}, [3]uint32{got.Spec.Domain.CPU.Sockets, got.Spec.Domain.CPU.Cores, got.Spec.Domain.CPU.Threads})
 	mem := got.Spec.Domain.Resources.Requests[corev1.ResourceMemory]
 	require.Equal(t, "320Mi", mem.String())
+}
+
+const presetWarning = "kubevirt.io/v1 VirtualMachineInstancePresets is now deprecated and will be removed in v2."
+
+// kubectlCreate creates obj with kubectl, which prints the warnings the
+// API server returns, and gives its output.
+func kubectlCreate(t *testing.T, n *upRun, obj any) string {
+	t.Helper()
+	raw, err := json.Marshal(obj)
+	require.NoError(t, err)
+	cmd := n.kubectl("create", "-f", "-")
+	cmd.Stdin = bytes.NewReader(raw)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
 }
 
 // TestConflictingPresetsRefuseTheVMI: two presets selecting the same VMI
