@@ -3,6 +3,7 @@ package libvirt
 import (
 	"context"
 	"fmt"
+	"image"
 	"io"
 	"sync"
 
@@ -21,6 +22,9 @@ type Fake struct {
 	// Agents holds what the guest agent of a domain reports; a domain
 	// without an entry runs no agent.
 	Agents map[string]GuestInfo
+	// Screens holds what a domain's display shows; a domain without an
+	// entry shows a default frame.
+	Screens map[string]image.Image
 }
 
 // NewFake returns an empty fake hypervisor.

@@ -68,6 +68,8 @@ type Hypervisor interface {
 	FSThaw(ctx context.Context, name string) error
 	// Console opens the domain's serial console.
 	Console(ctx context.Context, name string) (io.ReadWriteCloser, error)
+	// Screenshot captures the domain's primary display as PNG.
+	Screenshot(ctx context.Context, name string) ([]byte, error)
 	// Close releases the connection.
 	Close() error
 }
