@@ -62,6 +62,7 @@ func serve(path string, l *launcher) (*http.Server, error) {
 	mux.HandleFunc("PUT /v1/unfreeze", l.unfreeze)
 	mux.HandleFunc("GET /v1/console", l.console)
 	mux.HandleFunc("GET /v1/vnc", l.vnc)
+	mux.HandleFunc("GET /v1/screenshot", l.screenshot)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
