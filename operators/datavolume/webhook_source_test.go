@@ -63,7 +63,12 @@ func TestURLSourcesAreCheckedAsCDIDoes(t *testing.T) {
 			invalidAt(sumAt, "Invalid checksum format: invalid md5 hash length: expected 32 hex characters, got 4")},
 		{"checksum not hex", then(httpURL("http://a/b"), checksum("md5:"+strings.Repeat("z", 32))),
 			invalidAt(sumAt, "Invalid checksum format: checksum hash is not valid hexadecimal: encoding/hex: invalid byte: U+007A 'z'")},
-		{"checksum valid", then(httpURL("http://a/b"), checksum(" SHA1 : "+strings.Repeat("A0", 20))), allowed},
+		// CDI admits a valid checksum; the importer here would not verify
+		// it, so it is refused rather than ignored, as are extra headers.
+		{"checksum valid", then(httpURL("http://a/b"), checksum(" SHA1 : "+strings.Repeat("A0", 20))),
+			invalidAt("spec.source.http.checksum", "spec.source.http.checksum is not supported yet by this virtflow release")},
+		{"extra headers", then(httpURL("http://a/b"), func(dv *cdiv1.DataVolume) { dv.Spec.Source.HTTP.ExtraHeaders = []string{"X-A: b"} }),
+			invalidAt("spec.source.http.extraHeaders", "spec.source.http.extraHeaders is not supported yet by this virtflow release")},
 		{"url and checksum both wrong", then(httpURL(""), checksum("abc")), denied(
 			fieldInvalid(httpAt, "spec.source source URL is empty"),
 			fieldInvalid(sumAt, "Invalid checksum format: invalid checksum format: expected 'algorithm:hash', got 'abc'"))},

@@ -1,6 +1,8 @@
 package datavolume
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -11,6 +13,7 @@ const (
 	unsupportedSource      = "only http, registry, upload, pvc and blank sources are supported by this virtflow release"
 	unsupportedImageStream = "registry imageStream sources are not supported by this virtflow release; use a registry url"
 	unsupportedPopulation  = "externally populated DataVolumes (dataSource or dataSourceRef) are not supported by this virtflow release"
+	unsupportedHTTPField   = "%s is not supported yet by this virtflow release"
 )
 
 // unsupported refuses a valid spec this release cannot fill: a source with
@@ -27,8 +30,29 @@ func unsupported(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause
 		return nil
 	case s.Registry != nil && s.Registry.ImageStream != nil:
 		return Invalid(f.Child("source", "Registry"), unsupportedImageStream)
+	case s.HTTP != nil:
+		return unsupportedHTTP(f.Child("source", "http"), s.HTTP)
 	case s.HTTP != nil, s.Registry != nil, s.Upload != nil, s.PVC != nil, s.Blank != nil:
 		return nil
 	}
 	return Invalid(f.Child("source"), unsupportedSource)
+}
+
+// unsupportedHTTP refuses what an http source may ask that the importer
+// does not do yet, rather than import without it: a checksum it would not
+// verify, headers it would not send.
+func unsupportedHTTP(f *field.Path, h *cdiv1.DataVolumeSourceHTTP) []metav1.StatusCause {
+	for _, c := range []struct {
+		set  bool
+		path *field.Path
+	}{
+		{h.Checksum != "", f.Child("checksum")},
+		{len(h.ExtraHeaders) > 0, f.Child("extraHeaders")},
+		{len(h.SecretExtraHeaders) > 0, f.Child("secretExtraHeaders")},
+	} {
+		if c.set {
+			return Invalid(c.path, fmt.Sprintf(unsupportedHTTPField, c.path))
+		}
+	}
+	return nil
 }
