@@ -75,6 +75,7 @@ func (a *apiServer) Start(ctx context.Context) error {
 	mux.HandleFunc("PUT /v1/namespaces/{ns}/virtualmachineinstances/{name}/{verb}", a.command)
 	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/{stream}", a.stream)
 	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/guestinfo", a.guestInfo)
+	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/vnc/screenshot", a.screenshot)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
