@@ -70,6 +70,7 @@ func (s *Server) vmRoutes(mux *http.ServeMux, vm string) {
 func (s *Server) vmiRoutes(mux *http.ServeMux, vmi string) {
 	mux.HandleFunc("GET "+vmi+"console", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, ConsoleStream) })
 	mux.HandleFunc("GET "+vmi+"vnc", func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, VNCStream) })
+	mux.HandleFunc("GET "+vmi+"vnc/screenshot", s.screenshot)
 	mux.HandleFunc("GET "+vmi+"guestosinfo", s.guestGet(asOSInfo))
 	mux.HandleFunc("GET "+vmi+"userlist", s.guestGet(asUserList))
 	mux.HandleFunc("GET "+vmi+"filesystemlist", s.guestGet(asFileSystemList))
@@ -154,7 +155,7 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 	for _, n := range []string{"pause", "unpause", "softreboot", "reset", "freeze", "unfreeze"} {
 		list = append(list, res("virtualmachineinstances/"+n, "update"))
 	}
-	for _, n := range []string{"console", "vnc", "guestosinfo", "userlist", "filesystemlist", "objectgraph"} {
+	for _, n := range []string{"console", "vnc", "vnc/screenshot", "guestosinfo", "userlist", "filesystemlist", "objectgraph"} {
 		list = append(list, res("virtualmachineinstances/"+n, "get"))
 	}
 	list = append(list, res("expand-vm-spec", "update"))

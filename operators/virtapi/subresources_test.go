@@ -189,7 +189,7 @@ func TestSubresourcesNotBuiltYetSaySo(t *testing.T) {
 		{http.MethodPut, "namespaces/ns/virtualmachines/vm/memorydump", "virtualmachines/memorydump"},
 		{http.MethodGet, "namespaces/ns/virtualmachineinstances/vm/portforward/22/tcp", "virtualmachineinstances/portforward"},
 		{http.MethodPut, vmiPath + "addvolume", "virtualmachineinstances/addvolume"},
-		{http.MethodGet, vmiPath + "vnc/screenshot", "virtualmachineinstances/vnc/screenshot"},
+		{http.MethodGet, vmiPath + "usbredir", "virtualmachineinstances/usbredir"},
 		{http.MethodGet, "guestfs", "guestfs"},
 	} {
 		code, body := call(t, srv, c.method, c.path, "")

@@ -13,7 +13,7 @@ var notYet = map[string][]string{
 	"virtualmachines": {"PUT migrate", "PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump",
 		"GET portforward/{port}", "GET portforward/{port}/{protocol}", "PUT evacuate/cancel"},
 	"virtualmachineinstances": {"PUT addvolume", "PUT removevolume", "GET portforward/{port}", "GET portforward/{port}/{protocol}",
-		"GET usbredir", "GET vsock", "GET vnc/screenshot", "GET sev/fetchcertchain", "GET sev/querylaunchmeasurement",
+		"GET usbredir", "GET vsock", "GET sev/fetchcertchain", "GET sev/querylaunchmeasurement",
 		"PUT sev/setupsession", "PUT sev/injectlaunchsecret", "PUT evacuate/cancel", "PUT backup", "PUT redefine-checkpoint"},
 }
 
