@@ -30,6 +30,7 @@ Commands:
   vnc VMI [--port N] [--proxy-only]
                                    open the VNC display in a local viewer, or
                                    only proxy it to 127.0.0.1:PORT
+  vnc screenshot VMI -f FILE [-m]  save a PNG of the VNC display (- for stdout)
   guestosinfo VMI                  print what the guest agent reports
   userlist VMI                     print the users logged in to the guest
   fslist VMI                       print the guest's filesystems

@@ -25,6 +25,9 @@ var viewers = []struct {
 // session: it launches a viewer found in $PATH, or with --proxy-only
 // prints the port as JSON for a viewer the user starts.
 func (c *command) vnc(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "screenshot" {
+		return c.vncScreenshot(ctx, args[1:])
+	}
 	fs := flag.NewFlagSet("vnc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	port := fs.Int("port", 0, "local port to listen on (0 picks one)")
