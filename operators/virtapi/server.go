@@ -49,6 +49,7 @@ func (s *Server) Handler() http.Handler {
 		s.vmiRoutes(mux, gv+"/namespaces/{ns}/virtualmachineinstances/{name}/")
 		mux.HandleFunc("PUT "+gv+"/namespaces/{ns}/expand-vm-spec", s.expandBody)
 		unsupported(mux, gv)
+		gatedOff(mux, gv)
 	}
 	return s.authenticated(mux)
 }

@@ -267,3 +267,13 @@ func TestObjectGraphFollowsUpstream(t *testing.T) {
 	require.Len(t, g.Children, 1, "only storage, no optional instancetype")
 	require.Equal(t, "DataVolume", g.Children[0].ObjectReference.Kind)
 }
+
+func TestGatedOffSubresourcesAnswerAsUpstreamWithTheirGateOff(t *testing.T) {
+	srv := apiWith(t, &fakeAgent{})
+	code, body := call(t, srv, http.MethodGet, vmiPath+"sev/fetchcertchain", "")
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Equal(t, "'WorkloadEncryptionSEV' feature gate is not enabled", statusMessage(t, body))
+	code, body = call(t, srv, http.MethodGet, "dump-cluster-profiler", "")
+	require.Equal(t, http.StatusForbidden, code)
+	require.Equal(t, `Unable to dump profiler results. "ClusterProfiler" feature gate must be enabled`, body)
+}

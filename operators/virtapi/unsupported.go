@@ -13,12 +13,11 @@ var notYet = map[string][]string{
 	"virtualmachines": {"PUT migrate", "PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump",
 		"GET portforward/{port}", "GET portforward/{port}/{protocol}", "PUT evacuate/cancel"},
 	"virtualmachineinstances": {"PUT addvolume", "PUT removevolume", "GET portforward/{port}", "GET portforward/{port}/{protocol}",
-		"GET usbredir", "GET vsock", "GET sev/fetchcertchain", "GET sev/querylaunchmeasurement",
-		"PUT sev/setupsession", "PUT sev/injectlaunchsecret", "PUT evacuate/cancel", "PUT backup", "PUT redefine-checkpoint"},
+		"GET usbredir", "GET vsock", "PUT evacuate/cancel", "PUT backup", "PUT redefine-checkpoint"},
 }
 
 // notYetTopLevel are upstream's group-level endpoints not served yet.
-var notYetTopLevel = []string{"GET guestfs", "GET start-cluster-profiler", "GET stop-cluster-profiler", "GET dump-cluster-profiler"}
+var notYetTopLevel = []string{"GET guestfs"}
 
 func unsupported(mux *http.ServeMux, gv string) {
 	for resource, routes := range notYet {
