@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,6 +52,15 @@ func TestVMTakesItsShapeFromAnInstancetypeAndPreference(t *testing.T) {
 
 	v := runningVMI(t, n.c, crclient.ObjectKeyFromObject(vm))
 	require.Equal(t, uint32(2), v.Spec.Domain.CPU.Cores, "the preference asks for cores")
+	stored := &kubevirtv1.VirtualMachine{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKeyFromObject(vm), stored))
+	for _, ref := range []*kubevirtv1.InstancetypeStatusRef{stored.Status.InstancetypeRef, stored.Status.PreferenceRef} {
+		require.NotNil(t, ref, "the VM names what it was synced with")
+		rev := &appsv1.ControllerRevision{}
+		require.NoError(t, n.c.Get(ctx, crclient.ObjectKey{Namespace: ns.Name, Name: ref.ControllerRevisionRef.Name}, rev),
+			"and keeps it in a ControllerRevision")
+		require.True(t, metav1.IsControlledBy(rev, stored))
+	}
 	require.Equal(t, "320Mi", v.Spec.Domain.Memory.Guest.String())
 	pods := &corev1.PodList{}
 	require.NoError(t, n.c.List(ctx, pods, crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(v.UID)}))

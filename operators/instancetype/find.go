@@ -99,3 +99,11 @@ func asServerSays(err error, resource, name string) error {
 	}
 	return err
 }
+
+// asServerSaysApps words a missing ControllerRevision as the API server.
+func asServerSaysApps(err error, name string) error {
+	if apierrors.IsNotFound(err) {
+		return apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "controllerrevisions"}, name)
+	}
+	return err
+}

@@ -70,11 +70,11 @@ func (s *Server) expand(ctx context.Context, vm *kubevirtv1.VirtualMachine) (*ku
 	if vm.Spec.Instancetype == nil && vm.Spec.Preference == nil {
 		return vm, nil
 	}
-	it, err := instancetype.FindInstancetype(ctx, s.Reader, vm.Namespace, vm.Spec.Instancetype)
+	it, err := instancetype.InstancetypeForVM(ctx, s.Reader, vm)
 	if err != nil {
 		return nil, err
 	}
-	pref, err := instancetype.FindPreference(ctx, s.Reader, vm.Namespace, vm.Spec.Preference)
+	pref, err := instancetype.PreferenceForVM(ctx, s.Reader, vm)
 	if err != nil {
 		return nil, err
 	}

@@ -71,11 +71,11 @@ func (v *VMValidator) matched(ctx context.Context, vm *kubevirtv1.VirtualMachine
 		return nil, nil
 	}
 	log := logf.FromContext(ctx).WithValues("virtualmachine", vm.Namespace+"/"+vm.Name)
-	it, err := instancetype.FindInstancetype(ctx, v.Reader, vm.Namespace, vm.Spec.Instancetype)
+	it, err := instancetype.InstancetypeForVM(ctx, v.Reader, vm)
 	if err != nil {
 		log.Info(fmt.Sprintf("ignoring err %q when looking for instance type", err))
 	}
-	pref, err := instancetype.FindPreference(ctx, v.Reader, vm.Namespace, vm.Spec.Preference)
+	pref, err := instancetype.PreferenceForVM(ctx, v.Reader, vm)
 	if err != nil {
 		log.Info(fmt.Sprintf("ignoring err %q when looking for preference", err))
 	}

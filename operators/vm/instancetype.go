@@ -24,15 +24,15 @@ type syncError struct {
 func (e *syncError) Error() string { return e.err.Error() }
 func (e *syncError) Unwrap() error { return e.err }
 
-// matchedSpecs finds the instancetype and preference the VM names. A
-// missing one is a FailedFindInstancetype or FailedFindPreference sync
+// matchedSpecs finds the instancetype and preference the VM names (their
+// stored revisions once it has them). A missing one is a FailedFindInstancetype or FailedFindPreference sync
 // error carrying the API server's words, as upstream reports it.
 func matchedSpecs(ctx context.Context, c client.Reader, vm *kubevirtv1.VirtualMachine) (*v1beta1.VirtualMachineInstancetypeSpec, *v1beta1.VirtualMachinePreferenceSpec, error) {
-	it, err := instancetype.FindInstancetype(ctx, c, vm.Namespace, vm.Spec.Instancetype)
+	it, err := instancetype.InstancetypeForVM(ctx, c, vm)
 	if err != nil {
 		return nil, nil, &syncError{reason: "FailedFindInstancetype", err: err}
 	}
-	pref, err := instancetype.FindPreference(ctx, c, vm.Namespace, vm.Spec.Preference)
+	pref, err := instancetype.PreferenceForVM(ctx, c, vm)
 	if err != nil {
 		return nil, nil, &syncError{reason: "FailedFindPreference", err: err}
 	}

@@ -122,3 +122,34 @@ func failureCondition(vm *kubevirtv1.VirtualMachine) *kubevirtv1.VirtualMachineC
 	}
 	return nil
 }
+
+func TestAVMKeepsTheInstancetypeItWasFirstSyncedWith(t *testing.T) {
+	scheme, err := kubescheme.New()
+	require.NoError(t, err)
+	halted := kubevirtv1.RunStrategyHalted
+	it := &instancetypev1beta1.VirtualMachineInstancetype{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sized", UID: "it-uid", Generation: 1},
+		Spec: instancetypev1beta1.VirtualMachineInstancetypeSpec{CPU: instancetypev1beta1.CPUInstancetype{Guest: 1},
+			Memory: instancetypev1beta1.MemoryInstancetype{Guest: resource.MustParse("64Mi")}}}
+	vm := &kubevirtv1.VirtualMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vm", UID: "vm-uid"}, Spec: kubevirtv1.VirtualMachineSpec{
+		RunStrategy:  &halted,
+		Instancetype: &kubevirtv1.InstancetypeMatcher{Name: "sized", Kind: "VirtualMachineInstancetype"},
+		Template:     &kubevirtv1.VirtualMachineInstanceTemplateSpec{},
+	}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(vm, it).WithStatusSubresource(vm).Build()
+	r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
+	ctx := context.Background()
+	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(vm)})
+	require.NoError(t, err)
+	got := &kubevirtv1.VirtualMachine{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(vm), got))
+	ref := got.Status.InstancetypeRef
+	require.NotNil(t, ref)
+	require.Equal(t, "sized", ref.Name)
+	require.Equal(t, "vm-sized-v1beta1-it-uid-1", ref.ControllerRevisionRef.Name, "upstream's revision name")
+
+	it.Spec.Memory.Guest = resource.MustParse("128Mi")
+	require.NoError(t, c.Update(ctx, it))
+	vmi := instanceFor(got)
+	require.NoError(t, expand(ctx, c, got, vmi))
+	require.Equal(t, "64Mi", vmi.Spec.Domain.Memory.Guest.String(), "the stored revision, not the edited instancetype")
+}

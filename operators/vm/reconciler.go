@@ -19,6 +19,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/virtflow/virtflow/operators/instancetype"
 )
 
 // Reconciler reconciles VirtualMachines.
@@ -55,6 +57,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// yet; it waits, Stopped, with the reason in its Failure condition.
 		if _, _, err := matchedSpecs(ctx, r.Client, vm); err != nil {
 			return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, vm, vmi, err)
+		}
+		if err := instancetype.Store(ctx, r.Client, vm); err != nil {
+			return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, vm, vmi, &syncError{reason: "FailedCreate", err: err})
 		}
 		var a action
 		a, res = r.plan(vm, vmi, strategy, pending)
