@@ -39,17 +39,25 @@ func (r *Reconciler) waitsForConsumer(ctx context.Context, dv *cdiv1.DataVolume,
 
 func binderName(dv *cdiv1.DataVolume) string { return "cdi-binder-" + dv.Name }
 
-// ensureBinder creates a pod that uses the claim, so the real scheduler
-// selects a node for it (honouring WaitForFirstConsumer) and the
-// provisioner on that node binds it.
+// ensureBinder creates the DataVolume's binder pod for its claim.
 //
 // A clone's binder is held to its source's node (affinity), where the
 // copy can stay local.
 func (r *Reconciler) ensureBinder(ctx context.Context, dv *cdiv1.DataVolume, affinity *corev1.Affinity) error {
+	if err := EnsureBinder(ctx, r.Client, dv, binderName(dv), dv.Name, affinity); err != nil {
+		return fmt.Errorf("DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+	}
+	return nil
+}
+
+// EnsureBinder creates a pod named name, owned by owner, that uses claim,
+// so the real scheduler selects a node for it (honouring
+// WaitForFirstConsumer) and the provisioner on that node binds it.
+func EnsureBinder(ctx context.Context, c client.Client, owner client.Object, name, claim string, affinity *corev1.Affinity) error {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: binderName(dv), Namespace: dv.Namespace,
-			Labels: map[string]string{BinderLabel: string(dv.UID), "app": "containerized-data-importer"},
+			Name: name, Namespace: owner.GetNamespace(),
+			Labels: map[string]string{BinderLabel: string(owner.GetUID()), "app": "containerized-data-importer"},
 		},
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever, Affinity: affinity,
@@ -61,24 +69,30 @@ func (r *Reconciler) ensureBinder(ctx context.Context, dv *cdiv1.DataVolume, aff
 				VolumeMounts: []corev1.VolumeMount{{Name: "target", MountPath: "/data"}},
 			}},
 			Volumes: []corev1.Volume{{Name: "target", VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dv.Name},
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
 			}}},
 		},
 	}
-	if err := controllerutil.SetControllerReference(dv, pod, r.Client.Scheme()); err != nil {
-		return err
+	if err := controllerutil.SetControllerReference(owner, pod, c.Scheme()); err != nil {
+		return fmt.Errorf("owning binder pod %s: %w", name, err)
 	}
-	if err := r.Client.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating binder pod for DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+	if err := c.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating binder pod %s/%s: %w", pod.Namespace, name, err)
 	}
 	return nil
 }
 
 func (r *Reconciler) deleteBinder(ctx context.Context, dv *cdiv1.DataVolume) error {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: binderName(dv), Namespace: dv.Namespace}}
-	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(0))
+	return DeleteBinder(ctx, r.Client, dv.Namespace, binderName(dv))
+}
+
+// DeleteBinder removes the binder pod namespace/name once its claim is
+// bound; a pod already gone is fine.
+func DeleteBinder(ctx context.Context, c client.Client, namespace, name string) error {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	err := c.Delete(ctx, pod, client.GracePeriodSeconds(0))
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing binder pod of DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
+		return fmt.Errorf("removing binder pod %s/%s: %w", namespace, name, err)
 	}
 	return nil
 }
@@ -90,8 +104,21 @@ type target struct {
 }
 
 func (r *Reconciler) target(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (target, error) {
+	node, dir, err := VolumeTarget(ctx, r.Client, pvc)
+	return target{node: node, dir: dir}, err
+}
+
+// VolumeTarget is where a bound claim's volume lives: its node (from the
+// volume's node affinity, else the claim's selected node) and its
+// directory there.
+func VolumeTarget(ctx context.Context, c client.Client, pvc *corev1.PersistentVolumeClaim) (node, dir string, err error) {
+	t, err := volumeTarget(ctx, c, pvc)
+	return t.node, t.dir, err
+}
+
+func volumeTarget(ctx context.Context, c client.Client, pvc *corev1.PersistentVolumeClaim) (target, error) {
 	pv := &corev1.PersistentVolume{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: pvc.Spec.VolumeName}, pv); err != nil {
+	if err := c.Get(ctx, types.NamespacedName{Name: pvc.Spec.VolumeName}, pv); err != nil {
 		return target{}, fmt.Errorf("reading volume %s: %w", pvc.Spec.VolumeName, err)
 	}
 	t := target{node: pvc.Annotations[AnnSelectedNode]}

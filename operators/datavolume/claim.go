@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/kube/storageclass"
@@ -171,8 +172,19 @@ func (r *Reconciler) applyProfile(ctx context.Context, spec *corev1.PersistentVo
 // filesystemOverhead is CDIConfig's overhead for the class (or its global
 // one), or CDI's default.
 func (r *Reconciler) filesystemOverhead(ctx context.Context, class *string) float64 {
+	return filesystemOverhead(ctx, r.Client, class)
+}
+
+// UsableSize is what a disk image may take on the claim: its request less
+// CDIConfig's filesystem overhead for its class on a filesystem volume.
+func UsableSize(ctx context.Context, c client.Reader, pvc *corev1.PersistentVolumeClaim) int64 {
+	req := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+	return usableSize(req.Value(), filesystemOverhead(ctx, c, pvc.Spec.StorageClassName), pvc.Spec.VolumeMode)
+}
+
+func filesystemOverhead(ctx context.Context, c client.Reader, class *string) float64 {
 	cfg := &cdiv1.CDIConfig{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: "config"}, cfg); err != nil || cfg.Status.FilesystemOverhead == nil {
+	if err := c.Get(ctx, types.NamespacedName{Name: "config"}, cfg); err != nil || cfg.Status.FilesystemOverhead == nil {
 		return DefaultFilesystemOverhead
 	}
 	p := cfg.Status.FilesystemOverhead.Global
