@@ -46,6 +46,9 @@ func (p *provisioner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 	if pvc.Spec.VolumeName != "" || pvc.DeletionTimestamp != nil || pvc.Annotations[AnnSelectedNode] != p.cfg.NodeName {
 		return ctrl.Result{}, nil
 	}
+	if populated(pvc) {
+		return ctrl.Result{}, nil
+	}
 	sc, ok, err := p.class(ctx, pvc)
 	if err != nil || !ok {
 		return ctrl.Result{}, err
@@ -132,4 +135,13 @@ func (p *provisioner) withController(ctx context.Context, call func(csipb.Contro
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return call(csipb.NewControllerClient(conn))
+}
+
+// populated tells whether a volume populator fills the claim (its
+// dataSourceRef names a kind of an API group): the populator provisions a
+// claim of its own and hands its volume over, as external-provisioner
+// leaves such claims alone.
+func populated(pvc *corev1.PersistentVolumeClaim) bool {
+	ref := pvc.Spec.DataSourceRef
+	return ref != nil && ref.APIGroup != nil && *ref.APIGroup != "" && *ref.APIGroup != "snapshot.storage.k8s.io"
 }
