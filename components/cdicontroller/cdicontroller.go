@@ -1,7 +1,7 @@
 // Package cdicontroller is cdi-deployment's command: the DataVolume,
-// StorageProfile, DataSource, DataImportCron and CDIConfig controllers,
-// which start CDI's imports, uploads and clones as Temporal workflows,
-// with one leader among its replicas.
+// import populator, StorageProfile, DataSource, DataImportCron and
+// CDIConfig controllers, which start CDI's imports, uploads and clones as
+// Temporal workflows, with one leader among its replicas.
 package cdicontroller
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/virtflow/virtflow/operators/datasource"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/storageprofile"
+	"github.com/virtflow/virtflow/operators/volumepopulator"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -42,6 +43,13 @@ func Setup(mgr ctrl.Manager, tc client.Client, config *cdiconfig.Reconciler) err
 	}
 	if err := dv.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the DataVolume controller: %w", err)
+	}
+	populator := &volumepopulator.Reconciler{
+		Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
+		Recorder: mgr.GetEventRecorderFor("import-populator"),
+	}
+	if err := populator.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the import populator: %w", err)
 	}
 	if err := (&storageprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the StorageProfile controller: %w", err)

@@ -154,5 +154,6 @@ var ownMarkerKinds = []schema.GroupKind{
 	{Group: "cdi.kubevirt.io", Kind: "DataSource"},
 	{Group: "cdi.kubevirt.io", Kind: "DataImportCron"},
 	{Group: "cdi.kubevirt.io", Kind: "StorageProfile"},
+	{Group: "cdi.kubevirt.io", Kind: "VolumeImportSource"},
 	{Group: "ssp.kubevirt.io", Kind: "SSP"},
 }
