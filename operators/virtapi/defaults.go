@@ -28,9 +28,8 @@ func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 	}
 }
 
-// setTemplateDefaults is what a VM's template is given too. The CPU
-// topology and memory request are left to the VMI: an instancetype the VM
-// names owns them, and setting them here would conflict with it.
+// setTemplateDefaults are the VMI defaults besides the CPU topology and
+// the memory request, which come last (an instancetype may set them).
 func setTemplateDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 	d := &spec.Domain
 	if d.Machine == nil || d.Machine.Type == "" {
@@ -99,11 +98,4 @@ func setNetworkDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 		InterfaceBindingMethod: kubevirtv1.InterfaceBindingMethod{Masquerade: &kubevirtv1.InterfaceMasquerade{}},
 	}}
 	spec.Networks = []kubevirtv1.Network{{Name: defaultNetworkName, NetworkSource: kubevirtv1.NetworkSource{Pod: &kubevirtv1.PodNetwork{}}}}
-}
-
-// SetVMDefaults defaults the template of a VirtualMachine.
-func SetVMDefaults(spec *kubevirtv1.VirtualMachineSpec) {
-	if spec.Template != nil {
-		setTemplateDefaults(&spec.Template.Spec)
-	}
 }

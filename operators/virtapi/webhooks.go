@@ -132,7 +132,8 @@ func deny(causes []metav1.StatusCause) admission.Response {
 	return resp
 }
 
-// VMMutator applies defaults to VirtualMachine templates.
+// VMMutator checks instancetype and preference matchers and applies
+// upstream's VM defaults.
 type VMMutator struct{ Decoder admission.Decoder }
 
 // Handle defaults CREATE and UPDATE.
@@ -141,7 +142,20 @@ func (m *VMMutator) Handle(_ context.Context, req admission.Request) admission.R
 	if err := m.Decoder.Decode(req, vm); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding VirtualMachine: %w", err))
 	}
-	SetVMDefaults(&vm.Spec)
+	if vm.DeletionTimestamp != nil {
+		return admission.Allowed("")
+	}
+	var old *kubevirtv1.VirtualMachine
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		old = &kubevirtv1.VirtualMachine{}
+		if err := m.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding old VirtualMachine: %w", err))
+		}
+	}
+	if causes := matcherCauses(vm, old); len(causes) > 0 {
+		return deny(causes)
+	}
+	setVMDefaults(vm, req.Operation == admissionv1.Create)
 	return patched(req, vm)
 }
 
