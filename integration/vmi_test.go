@@ -113,7 +113,8 @@ func TestInvalidVMsAndVMIsAreRejectedWithUpstreamMessages(t *testing.T) {
 	got := &kubevirtv1.VirtualMachine{}
 	require.NoError(t, n.c.Get(ctx, crclient.ObjectKeyFromObject(good), got))
 	require.Equal(t, "q35", got.Spec.Template.Spec.Domain.Machine.Type, "the mutating webhook defaulted the machine type")
-	require.Equal(t, kubevirtv1.DiskBusVirtio, got.Spec.Template.Spec.Domain.Devices.Disks[0].Disk.Bus)
+	require.NotEmpty(t, got.Spec.Template.Spec.Domain.Firmware.UUID, "a new VM gets a firmware UUID, as upstream")
+	require.Nil(t, got.Spec.Template.Spec.Domain.Devices.Disks[0].Disk, "disk defaults are the VMI's, not the template's")
 }
 
 func qemuPID(domainName string) string {
