@@ -61,7 +61,9 @@ func TestVMMutatorChecksMatchersAsUpstream(t *testing.T) {
 		require.Equal(t, []metav1.StatusCause{c.cause}, resp.Result.Details.Causes, c.name)
 	}
 
-	old := sizedVM(func(_ *kubevirtv1.VirtualMachineInstanceSpec, vm *kubevirtv1.VirtualMachine) { vm.Spec.Instancetype.RevisionName = "r1" })
+	old := sizedVM(func(_ *kubevirtv1.VirtualMachineInstanceSpec, vm *kubevirtv1.VirtualMachine) {
+		vm.Spec.Instancetype.RevisionName = "r1"
+	})
 	renamed := old.DeepCopy()
 	renamed.Spec.Instancetype.Name = "u1.large"
 	resp := mutateVM(t, admissionv1.Update, renamed, old)
