@@ -2,10 +2,6 @@ package virtapi
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,15 +22,9 @@ type VMIPresetValidator struct{}
 
 // Handle validates CREATE and UPDATE alike, as upstream.
 func (v *VMIPresetValidator) Handle(_ context.Context, req admission.Request) admission.Response {
-	r := req.Resource
-	if r.Group != kubevirtv1.GroupVersion.Group || r.Resource != vmiPresetResource || !slices.Contains(kubevirtv1.ApiSupportedWebhookVersions, r.Version) {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("expect resource to be '%s'", vmiPresetResource))
-	}
-	// Plain JSON, as for replica sets: every served version has the v1
-	// schema.
 	preset := &kubevirtv1.VirtualMachineInstancePreset{}
-	if err := json.Unmarshal(req.Object.Raw, preset); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+	if resp := decodeKubevirtKind(req, vmiPresetResource, preset); resp != nil {
+		return *resp
 	}
 	return deny(ValidateVMIPresetSpec(field.NewPath("spec"), &preset.Spec))
 }
@@ -63,10 +53,7 @@ func validatePresetFirmware(p *field.Path, fw *kubevirtv1.Firmware) []metav1.Sta
 	return append(causes, validateKernelBoot(p.Child("kernelBoot"), fw.KernelBoot)...)
 }
 
-// vmiPresetRules are upstream's: CREATE and UPDATE in every version it
-// serves.
+// vmiPresetRules are upstream's: CREATE and UPDATE in every version it serves.
 func vmiPresetRules() []admissionregistrationv1.RuleWithOperations {
-	return []admissionregistrationv1.RuleWithOperations{{Operations: createUpd, Rule: admissionregistrationv1.Rule{
-		APIGroups: []string{kubevirtv1.GroupVersion.Group}, APIVersions: slices.Clone(kubevirtv1.ApiSupportedWebhookVersions), Resources: []string{vmiPresetResource},
-	}}}
+	return kubevirtKindRules(vmiPresetResource)
 }

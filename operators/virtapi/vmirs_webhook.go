@@ -2,10 +2,6 @@ package virtapi
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,15 +27,9 @@ type VMIRSValidator struct{}
 // written, without defaults, as upstream does; each VMI made from it is
 // defaulted and validated again when it is created.
 func (v *VMIRSValidator) Handle(_ context.Context, req admission.Request) admission.Response {
-	r := req.Resource
-	if r.Group != kubevirtv1.GroupVersion.Group || r.Resource != vmirsResource || !slices.Contains(kubevirtv1.ApiSupportedWebhookVersions, r.Version) {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("expect resource to be '%s'", vmirsResource))
-	}
-	// Decoded as plain JSON: a v1alpha3 object has the v1 schema, and the
-	// scheme knows only v1.
 	rs := &kubevirtv1.VirtualMachineInstanceReplicaSet{}
-	if err := json.Unmarshal(req.Object.Raw, rs); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+	if resp := decodeKubevirtKind(req, vmirsResource, rs); resp != nil {
+		return *resp
 	}
 	return deny(ValidateVMIRSSpec(field.NewPath("spec"), &rs.Spec))
 }
@@ -70,7 +60,5 @@ func ValidateVMIRSSpec(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceRep
 
 // vmirsRules are upstream's: CREATE and UPDATE in every version it serves.
 func vmirsRules() []admissionregistrationv1.RuleWithOperations {
-	return []admissionregistrationv1.RuleWithOperations{{Operations: createUpd, Rule: admissionregistrationv1.Rule{
-		APIGroups: []string{kubevirtv1.GroupVersion.Group}, APIVersions: slices.Clone(kubevirtv1.ApiSupportedWebhookVersions), Resources: []string{vmirsResource},
-	}}}
+	return kubevirtKindRules(vmirsResource)
 }
