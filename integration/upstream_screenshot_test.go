@@ -7,12 +7,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,18 +78,7 @@ func oneColour(img image.Image) bool {
 // vncFramebufferSize is the display size the guest's VNC server announces
 // in its ServerInit, reached through upstream virtctl's vnc proxy.
 func vncFramebufferSize(t *testing.T, u upstreamVirtctl, name string) (int, int) {
-	cmd := u.command("vnc", name, "--proxy-only")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	var printed struct{ Port int }
-	require.NoError(t, json.Unmarshal([]byte(line), &printed), "upstream prints the port as JSON: %q", line)
-	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", printed.Port))
-	require.NoError(t, err)
-	defer conn.Close()
+	conn := dialUpstreamVNC(t, u, name)
 	require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
 	w, h, err := rfbHandshake(conn)
 	require.NoError(t, err)

@@ -95,17 +95,23 @@ func upstreamConsoleAnswers(t *testing.T, u upstreamVirtctl, name string) bool {
 }
 
 func upstreamVNCGreets(t *testing.T, u upstreamVirtctl, name string) bool {
+	return readUntil(dialUpstreamVNC(t, u, name), "RFB 003.008", 30*time.Second)
+}
+
+// dialUpstreamVNC connects to the VMI's display through upstream
+// virtctl's vnc proxy; the proxy and the connection end with the test.
+func dialUpstreamVNC(t *testing.T, u upstreamVirtctl, name string) net.Conn {
 	cmd := u.command("vnc", name, "--proxy-only")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	require.NoError(t, err)
 	var printed struct{ Port int }
 	require.NoError(t, json.Unmarshal([]byte(line), &printed), "upstream prints the port as JSON: %q", line)
 	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", printed.Port))
 	require.NoError(t, err)
-	defer conn.Close()
-	return readUntil(conn, "RFB 003.008", 30*time.Second)
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }
