@@ -44,6 +44,10 @@ func cdiComponentsArePods(t *testing.T, c crclient.Client, dataDir string) {
 	}
 	err := c.Create(ctx, two, crclient.DryRunAll)
 	require.ErrorContains(t, err, `admission webhook "datavolume-validate.cdi.kubevirt.io" denied the request`)
+	twoImports := &cdiv1.VolumeImportSource{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "two-sources"},
+		Spec: cdiv1.VolumeImportSourceSpec{Source: &cdiv1.ImportSourceType{Blank: two.Spec.Source.Blank, HTTP: two.Spec.Source.HTTP}}}
+	require.EqualError(t, c.Create(ctx, twoImports, crclient.DryRunAll),
+		`admission webhook "populator-validate.cdi.kubevirt.io" denied the request:  Multiple VolumeImport sources`)
 
 	require.Eventually(t, func() bool {
 		cfg := &cdiv1.CDIConfig{}

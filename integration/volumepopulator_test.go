@@ -41,6 +41,12 @@ func TestVolumeImportSourcePopulatesAClaim(t *testing.T) {
 	}
 	s.create(pvc)
 	defer func() { _ = s.c.Delete(ctx, pvc) }()
+	src := &cdiv1.VolumeImportSource{}
+	require.NoError(t, s.c.Get(ctx, s.key("src"), src))
+	src.Spec.Source.HTTP.URL += ".other"
+	require.EqualError(t, s.c.Update(ctx, src),
+		`admission webhook "populator-validate.cdi.kubevirt.io" denied the request:  Cannot update VolumeImportSource Spec`,
+		"a source's spec is fixed, as CDI's")
 	require.Eventually(t, func() bool {
 		return s.c.Get(ctx, s.key("populated"), pvc) == nil && pvc.Status.Phase == corev1.ClaimBound
 	}, 2*time.Minute, 200*time.Millisecond, "the populated claim never bound")

@@ -20,6 +20,7 @@ import (
 	"github.com/virtflow/virtflow/operators/dataimportcron"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/virtapi"
+	"github.com/virtflow/virtflow/operators/volumepopulator"
 )
 
 // Main runs cdi-apiserver until ctx ends.
@@ -52,6 +53,7 @@ func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 		}})
 		mux.Handle(dataimportcron.ValidatePath, &webhook.Admission{Handler: &dataimportcron.Validator{}})
+		mux.Handle(volumepopulator.ValidatePath, &webhook.Admission{Handler: &volumepopulator.Validator{}})
 		mux.Handle("/", (&cdiapi.Server{Signer: signer, Authenticate: virtapi.ProxyAuthenticator(allowed)}).Handler())
 		return mux, clientCAs, nil
 	}

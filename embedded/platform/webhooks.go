@@ -22,6 +22,7 @@ import (
 	"github.com/virtflow/virtflow/operators/hco"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/virtapi"
+	"github.com/virtflow/virtflow/operators/volumepopulator"
 	"github.com/virtflow/virtflow/operators/webhookcert"
 )
 
@@ -87,6 +88,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks, hppHook bo
 		}
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 		w.server.Register(dataimportcron.ValidatePath, &webhook.Admission{Handler: &dataimportcron.Validator{}})
+		w.server.Register(volumepopulator.ValidatePath, &webhook.Admission{Handler: &volumepopulator.Validator{}})
 	}
 	if !hcoHooks {
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/virtflow/virtflow/operators/dataimportcron"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/virtapi"
+	"github.com/virtflow/virtflow/operators/volumepopulator"
 )
 
 // Install is what cdi-operator's workloads are made of.
@@ -37,6 +38,7 @@ const (
 	SigningKeySecret   = "cdi-api-signing-key"
 	DataVolumeHook     = "cdi-api-datavolume-validate"
 	DataImportCronHook = "cdi-api-dataimportcron-validate"
+	PopulatorHook      = "cdi-api-populator-validate"
 	UploadProxyCerts   = "cdi-uploadproxy-server-cert"
 	UploadProxy        = cdiconfig.UploadProxyService
 	// CertDir is where a component's serving certificate is mounted.
@@ -87,13 +89,14 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 	cc := component.ServiceClientConfig(ns, APIService, bundle)
 	dvHook := validatingConfig(DataVolumeHook, l, DataVolumeWebhook(cc))
 	cronHook := validatingConfig(DataImportCronHook, l, DataImportCronWebhook(cc))
+	populatorHook := validatingConfig(PopulatorHook, l, PopulatorWebhook(cc))
 	c := in.servingContainer("cdi-apiserver")
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "signing-key", MountPath: KeyDir, ReadOnly: true})
 	d := component.Deployment(ns, "cdi-apiserver", "cdi-apiserver", l, selector("cdi-apiserver"), c,
 		component.ServingVolume(APIServerCerts), component.SecretVolume("signing-key", SigningKeySecret, cdiapi.PrivateKeyFile))
 	objs := []client.Object{
 		d, certs, key, component.Service(ns, APIService, selector("cdi-apiserver"), l),
-		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook,
+		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook, populatorHook,
 	}
 	return append(objs, component.Identity(ns, "cdi-apiserver", in.ClusterRole, l)...), nil
 }
@@ -110,6 +113,14 @@ func DataVolumeWebhook(cc virtapi.ClientConfig) admissionregistrationv1.Validati
 func DataImportCronWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
 	return virtapi.Validating(cc, "dataimportcron-validate.cdi.kubevirt.io", dataimportcron.ValidatePath,
 		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "dataimportcrons", admissionregistrationv1.Create, admissionregistrationv1.Update))
+}
+
+// PopulatorWebhook is cdi-apiserver's populator source validator, as
+// upstream names it, reached through cc; only VolumeImportSources have a
+// CRD here.
+func PopulatorWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return virtapi.Validating(cc, "populator-validate.cdi.kubevirt.io", volumepopulator.ValidatePath,
+		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "volumeimportsources", admissionregistrationv1.Create, admissionregistrationv1.Update))
 }
 
 // validatingConfig is a ValidatingWebhookConfiguration of one webhook, as

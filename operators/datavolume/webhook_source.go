@@ -13,16 +13,30 @@ import (
 // then that source's own fields.
 func validateSource(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause {
 	s := spec.Source
-	switch n := sourceCount(s); {
+	switch n := SourceCount(s); {
 	case n == 0:
 		return Invalid(f.Child("source"), "Missing Data volume source")
 	case n > 1:
 		return Invalid(f.Child("source"), "Multiple Data volume sources")
 	}
-	ct := spec.ContentType
+	if causes := ContentTypeProblem(f, spec.ContentType); causes != nil {
+		return causes
+	}
+	return SourceFields(f, s, spec.ContentType)
+}
+
+// ContentTypeProblem is CDI's cause for a content type that is neither
+// kubevirt nor archive; nil when it is one of them or empty.
+func ContentTypeProblem(f *field.Path, ct cdiv1.DataVolumeContentType) []metav1.StatusCause {
 	if ct != "" && ct != cdiv1.DataVolumeKubeVirt && ct != cdiv1.DataVolumeArchive {
 		return Invalid(f.Child("contentType"), fmt.Sprintf("ContentType not one of: %s, %s", cdiv1.DataVolumeKubeVirt, cdiv1.DataVolumeArchive))
 	}
+	return nil
+}
+
+// SourceFields checks the fields of the one source set in s, with content
+// type ct, as CDI checks them for DataVolumes and VolumeImportSources.
+func SourceFields(f *field.Path, s *cdiv1.DataVolumeSource, ct cdiv1.DataVolumeContentType) []metav1.StatusCause {
 	switch {
 	case s.HTTP != nil:
 		return append(checkSourceURL(f, "HTTP", s.HTTP.URL), checkChecksum(f, "HTTP", s.HTTP.Checksum)...)
@@ -48,9 +62,13 @@ func validateSource(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCa
 	return nil
 }
 
-// sourceCount is how many of the source's kinds are set.
-func sourceCount(s *cdiv1.DataVolumeSource) int {
+// SourceCount is how many of the source's kinds are set; none when s is
+// nil.
+func SourceCount(s *cdiv1.DataVolumeSource) int {
 	n := 0
+	if s == nil {
+		return 0
+	}
 	for _, set := range []bool{s.HTTP != nil, s.S3 != nil, s.GCS != nil, s.Registry != nil, s.PVC != nil,
 		s.Upload != nil, s.Blank != nil, s.Imageio != nil, s.VDDK != nil, s.Snapshot != nil} {
 		if set {

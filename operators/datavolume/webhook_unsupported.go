@@ -16,6 +16,12 @@ const (
 	unsupportedHTTPField   = "%s is not supported yet by this virtflow release"
 )
 
+// Unsupported is unsupported for a source alone, as a VolumeImportSource
+// has it: what CDI accepts but this release cannot fill.
+func Unsupported(f *field.Path, s *cdiv1.DataVolumeSource) []metav1.StatusCause {
+	return unsupported(f, &cdiv1.DataVolumeSpec{Source: s})
+}
+
 // unsupported refuses a valid spec this release cannot fill: a source with
 // no importer here (s3, gcs, imageio, vddk, snapshot), an image stream, or
 // external population. A sourceRef passes: its DataSource may point at a
