@@ -19,6 +19,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/virtctl"
 )
 
@@ -64,6 +65,10 @@ func cdiComponentsArePods(t *testing.T, c crclient.Client, dataDir string) {
 	dv := &cdiv1.DataVolume{}
 	require.NoError(t, c.Get(ctx, crclient.ObjectKey{Namespace: "default", Name: "up-upload"}, dv))
 	require.Equal(t, cdiv1.Succeeded, dv.Status.Phase)
+	// CDI's uninstall strategy: a DataVolume keeps CDI installed.
+	cdiCR := &cdiv1.CDI{ObjectMeta: metav1.ObjectMeta{Name: operands.CDIName}}
+	require.ErrorContains(t, c.Delete(ctx, cdiCR, crclient.DryRunAll),
+		`admission webhook "cdi-validate.cdi.kubevirt.io" denied the request: rejecting the uninstall request, since there are still `)
 	require.NoError(t, c.Delete(ctx, dv))
 }
 

@@ -19,6 +19,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/virtctl"
@@ -44,7 +45,11 @@ func kubeVirtComponentsArePods(t *testing.T, c crclient.Client, dataDir string) 
 	key := types.NamespacedName{Namespace: platform.Namespace, Name: operands.KubeVirtName}
 	require.NoError(t, c.Get(ctx, key, kv))
 	oldUID := kv.UID
-	require.NoError(t, c.Delete(ctx, kv))
+	kubeVirtUninstallIsBlockedByWorkloads(t, c, kv)
+	// Other tests' workloads may still be going: the guard holds until
+	// they are gone.
+	require.Eventually(t, func() bool { return c.Delete(ctx, kv) == nil }, 2*time.Minute, 250*time.Millisecond,
+		"the KubeVirt CR could not be deleted once no VM was left")
 	require.Eventually(t, func() bool {
 		for _, uid := range before {
 			if podExists(c, uid) {
@@ -183,4 +188,20 @@ func eventuallyOrHandlerLog(t *testing.T, dataDir string, cond func() bool, msg 
 	}
 	out, _ := kubectlAt(dataDir, "logs", "-n", platform.Namespace, "ds/virt-handler", "--tail=60").CombinedOutput()
 	t.Fatalf("virt-handler's log:\n%s", out)
+}
+
+// kubeVirtUninstallIsBlockedByWorkloads checks upstream's uninstall
+// strategy: with a VM present, deleting the KubeVirt CR is refused, and so
+// is deleting the HyperConverged, whose webhook dry-runs that deletion.
+func kubeVirtUninstallIsBlockedByWorkloads(t *testing.T, c crclient.Client, kv *kubevirtv1.KubeVirt) {
+	ctx := context.Background()
+	vm := testGuestVM("uninstall-guard", kubevirtv1.RunStrategyHalted)
+	require.NoError(t, c.Create(ctx, vm))
+	defer deleteVM(t, c, vm)
+	refused := `admission webhook "kubevirt-validator.kubevirt.io" denied the request: Rejecting the uninstall request, ` +
+		`since there are still Virtual Machines present. Either delete all KubeVirt related workloads or change the uninstall strategy before uninstalling KubeVirt.`
+	require.EqualError(t, c.Delete(ctx, kv.DeepCopy(), crclient.DryRunAll), refused)
+	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: platform.Namespace, Name: platform.HCName}}
+	require.EqualError(t, c.Delete(ctx, hc, crclient.DryRunAll),
+		`admission webhook "validate-hco-v1beta1.kubevirt.io" denied the request: `+refused)
 }

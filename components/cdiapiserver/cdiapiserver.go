@@ -54,6 +54,7 @@ func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 		}})
 		mux.Handle(dataimportcron.ValidatePath, &webhook.Admission{Handler: &dataimportcron.Validator{}})
 		mux.Handle(volumepopulator.ValidatePath, &webhook.Admission{Handler: &volumepopulator.Validator{}})
+		mux.Handle(cdi.UninstallValidatePath, &webhook.Admission{Handler: &cdi.UninstallValidator{Reader: mgr.GetAPIReader()}})
 		mux.Handle("/", (&cdiapi.Server{Signer: signer, Authenticate: virtapi.ProxyAuthenticator(allowed)}).Handler())
 		return mux, clientCAs, nil
 	}

@@ -26,7 +26,7 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 		return hooks
 	}
 	hooks = append(hooks, virtapi.ValidatingWebhooks(cc)...)
-	return append(hooks, cdi.DataVolumeWebhook(cc), cdi.DataImportCronWebhook(cc), cdi.PopulatorWebhook(cc))
+	return append(hooks, cdi.DataVolumeWebhook(cc), cdi.DataImportCronWebhook(cc), cdi.PopulatorWebhook(cc), cdi.UninstallWebhook(cc))
 }
 
 func (w *webhookSet) mutating() []admissionregistrationv1.MutatingWebhook {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/dataimportcron"
 	"github.com/virtflow/virtflow/operators/datavolume"
 	"github.com/virtflow/virtflow/operators/hco"
@@ -89,6 +90,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks, hppHook bo
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})
 		w.server.Register(dataimportcron.ValidatePath, &webhook.Admission{Handler: &dataimportcron.Validator{}})
 		w.server.Register(volumepopulator.ValidatePath, &webhook.Admission{Handler: &volumepopulator.Validator{}})
+		w.server.Register(cdi.UninstallValidatePath, &webhook.Admission{Handler: &cdi.UninstallValidator{Reader: mgr.GetAPIReader()}})
 	}
 	if !hcoHooks {
 		return

@@ -90,13 +90,14 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 	dvHook := validatingConfig(DataVolumeHook, l, DataVolumeWebhook(cc))
 	cronHook := validatingConfig(DataImportCronHook, l, DataImportCronWebhook(cc))
 	populatorHook := validatingConfig(PopulatorHook, l, PopulatorWebhook(cc))
+	uninstallHook := validatingConfig(UninstallHook, l, UninstallWebhook(cc))
 	c := in.servingContainer("cdi-apiserver")
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "signing-key", MountPath: KeyDir, ReadOnly: true})
 	d := component.Deployment(ns, "cdi-apiserver", "cdi-apiserver", l, selector("cdi-apiserver"), c,
 		component.ServingVolume(APIServerCerts), component.SecretVolume("signing-key", SigningKeySecret, cdiapi.PrivateKeyFile))
 	objs := []client.Object{
 		d, certs, key, component.Service(ns, APIService, selector("cdi-apiserver"), l),
-		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook, populatorHook,
+		component.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook, populatorHook, uninstallHook,
 	}
 	return append(objs, component.Identity(ns, "cdi-apiserver", in.ClusterRole, l)...), nil
 }

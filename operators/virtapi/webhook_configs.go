@@ -48,6 +48,7 @@ func ValidatingWebhooks(cc ClientConfig) []admissionregistrationv1.ValidatingWeb
 		Validating(cc, "virtualmachinepool-validator.kubevirt.io", VMPoolValidatePath,
 			Rules("pool.kubevirt.io", "v1beta1", "virtualmachinepools", createUpd...)),
 		Validating(cc, "virtualmachinepreset-validator.kubevirt.io", VMIPresetValidatePath, vmiPresetRules()),
+		Validating(cc, "kubevirt-validator.kubevirt.io", KubeVirtDeletePath, kubeVirtDeleteRules()),
 	}
 }
 
@@ -82,5 +83,7 @@ func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handl
 		VMPoolValidatePath: &webhook.Admission{Handler: &VMPoolValidator{}},
 
 		VMIPresetValidatePath: &webhook.Admission{Handler: &VMIPresetValidator{}},
+
+		KubeVirtDeletePath: &webhook.Admission{Handler: &KubeVirtDeletionValidator{Reader: reader}},
 	}
 }
