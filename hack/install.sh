@@ -46,6 +46,11 @@ go run ./cmd/virtflow prepare
 # list, about a minute).
 ./hack/launcher-base.sh >/dev/null
 
+# The libguestfs-tools image's base: Debian's libguestfs tools with a fixed
+# appliance, for `virtctl guestfs` (once per package list, about four
+# minutes).
+./hack/libguestfs-base.sh >/dev/null
+
 # virtctl cross-built for hco's cli-download (linux, mac, windows × amd64,
 # arm64), and upstream KubeVirt's own virtctl, which the tests drive our API
 # with.

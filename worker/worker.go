@@ -15,6 +15,7 @@ import (
 	"github.com/virtflow/virtflow/activities/storage"
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 )
@@ -53,7 +54,7 @@ func NewNode(c client.Client, node, nodeIP string, kube crclient.Client) sdkwork
 		DeploymentOptions:            deployment(),
 		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP})
+	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP, DiskUID: launcherpod.User, DiskGID: launcherpod.User})
 	return w
 }
 

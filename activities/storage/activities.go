@@ -30,6 +30,11 @@ type Activities struct {
 	// NodeIP is where this node's upload servers listen (127.0.0.1 when
 	// empty).
 	NodeIP string
+	// DiskUID and DiskGID own every finished disk image, as CDI's
+	// importer (running as qemu) leaves its images, so the launchers'
+	// user, or a libguestfs pod of it, opens them as they are; 0 leaves
+	// them to whoever wrote them.
+	DiskUID, DiskGID int
 }
 
 var _ cdi.DiskActivities = (*Activities)(nil)
@@ -54,7 +59,7 @@ func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (cdi
 		if err := ensureSize(disk, req.Size); err != nil {
 			return cdi.ImportResult{}, err
 		}
-		return cdi.ImportResult{Format: "raw", VirtualSize: req.Size}, syncFile(disk)
+		return cdi.ImportResult{Format: "raw", VirtualSize: req.Size}, a.finishDisk(disk)
 	}
 	var last checkpoint
 	if activity.HasHeartbeatDetails(ctx) {
@@ -80,7 +85,7 @@ func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (cdi
 	if err != nil {
 		return cdi.ImportResult{}, classify(err)
 	}
-	if err := syncFile(disk); err != nil {
+	if err := a.finishDisk(disk); err != nil {
 		return cdi.ImportResult{}, err
 	}
 	return cdi.ImportResult{Format: info.Format, VirtualSize: info.VirtualSize, ResumedFrom: last.Offset}, nil
@@ -171,7 +176,8 @@ func fatal(err, sentinel error, typ string) error {
 	return temporal.NewNonRetryableApplicationError(msg, typ, nil)
 }
 
-func syncFile(path string) error {
+// finishDisk flushes a finished disk image and hands it to DiskUID.
+func (a *Activities) finishDisk(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("opening %s to sync: %w", path, err)
@@ -179,6 +185,12 @@ func syncFile(path string) error {
 	defer f.Close()
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	if a.DiskUID == 0 && a.DiskGID == 0 {
+		return nil
+	}
+	if err := f.Chown(a.DiskUID, a.DiskGID); err != nil {
+		return fmt.Errorf("handing %s to %d:%d: %w", path, a.DiskUID, a.DiskGID, err)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (cdi.I
 	if err != nil {
 		return cdi.ImportResult{}, err
 	}
-	if err := syncFile(dst); err != nil {
+	if err := a.finishDisk(dst); err != nil {
 		return cdi.ImportResult{}, err
 	}
 	return cdi.ImportResult{Format: "raw", VirtualSize: st.Size(), ResumedFrom: last.Offset}, GrowRaw(ctx, dst, req.Size)

@@ -27,7 +27,7 @@ func TestCloneDiskCopiesSparseAndGrows(t *testing.T) {
 
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	a := &Activities{}
+	a := &Activities{DiskUID: diskOwner, DiskGID: diskOwner}
 	env.RegisterActivity(a.CloneDisk)
 	val, err := env.ExecuteActivity(a.CloneDisk, cdi.CloneRequest{SourceDir: srcDir, VolumeDir: dstDir, Size: 128 << 20, Key: "c1"})
 	require.NoError(t, err)
@@ -42,6 +42,7 @@ func TestCloneDiskCopiesSparseAndGrows(t *testing.T) {
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(filepath.Join(dstDir, cdi.DiskFileName), &st))
 	require.Less(t, st.Blocks*512, int64(16<<20), "holes stayed holes")
+	requireOwnedBy(t, filepath.Join(dstDir, cdi.DiskFileName), diskOwner)
 
 	_, err = env.ExecuteActivity(a.CloneDisk, cdi.CloneRequest{SourceDir: srcDir, VolumeDir: t.TempDir(), Size: 32 << 20, Key: "c2"})
 	require.ErrorContains(t, err, "target size 33554432 is smaller than the source's 100663296")

@@ -109,6 +109,16 @@ func (u *uploadServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // iso) straight into the disk in one pass; qcow2 needs random access, so
 // it lands in scratch space on the volume and is converted from there.
 func (u *uploadServer) write(ctx context.Context, body io.Reader) (cdi.ImportResult, error) {
+	res, err := u.writeDisk(ctx, body)
+	if err != nil {
+		return res, err
+	}
+	return res, u.a.finishDisk(filepath.Join(u.req.VolumeDir, cdi.DiskFileName))
+}
+
+// writeDisk writes the body as the raw disk image: raw bytes as they come,
+// a qcow2 image converted.
+func (u *uploadServer) writeDisk(ctx context.Context, body io.Reader) (cdi.ImportResult, error) {
 	stream, closeStream, err := decompressed(ctx, bufio.NewReaderSize(body, 1<<20))
 	if err != nil {
 		return cdi.ImportResult{}, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,9 +17,21 @@ import (
 	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
+// diskOwner stands for the launchers' user, who is handed finished disks.
+const diskOwner = 65534
+
+func requireOwnedBy(t *testing.T, path string, uid int) {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	sys := st.Sys().(*syscall.Stat_t)
+	require.Equal(t, []uint32{uint32(uid), uint32(uid)}, []uint32{sys.Uid, sys.Gid}, "%s is handed to the launchers' user", path)
+}
+
 func newUploadServer(t *testing.T, size int64) (*uploadServer, *httptest.Server, string) {
 	vol := t.TempDir()
-	u := &uploadServer{req: cdi.ImportRequest{VolumeDir: vol, Size: size, Key: "upload-test"}, done: make(chan uploadOutcome, 1)}
+	u := &uploadServer{a: &Activities{DiskUID: diskOwner, DiskGID: diskOwner},
+		req: cdi.ImportRequest{VolumeDir: vol, Size: size, Key: "upload-test"}, done: make(chan uploadOutcome, 1)}
 	srv := httptest.NewServer(u)
 	t.Cleanup(srv.Close)
 	return u, srv, filepath.Join(vol, cdi.DiskFileName)
@@ -43,6 +56,7 @@ func TestUploadWritesEveryFormatAsRaw(t *testing.T) {
 		require.Len(t, got, 8<<20, name)
 		require.True(t, bytes.Equal(raw, got[:len(raw)]), "%s: the disk holds the image's bytes", name)
 		require.Equal(t, int64(len(data)), u.received.Load(), "%s: received bytes are counted", name)
+		requireOwnedBy(t, disk, diskOwner)
 	}
 }
 

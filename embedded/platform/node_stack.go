@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
 	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/wire/guestfspod"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -99,10 +101,14 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 		return err
 	}
 	p.cliDownloadsImage = cli.Ref
+	guestfs, err := libguestfsImage(o)
+	if err != nil {
+		return err
+	}
 	provisioner := images.Command(CSIProvisionerRepository+":"+t.csiVersion, filepath.Join(t.csi, "csi-provisioner"), "/csi-provisioner", "")
 	p.csiProvisionerImage = provisioner.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
-	cfg.Images = []images.Image{launcher, comps, cli, dns.Image, registry.Image, provisioner}
+	cfg.Images = []images.Image{launcher, comps, cli, dns.Image, registry.Image, provisioner, guestfs}
 	for i := range cfg.Images {
 		cfg.Images[i].CacheDir = filepath.Join(o.CacheDir, "image-layers")
 	}
@@ -131,16 +137,41 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	return PushTestGuest(o.TestGuestDir, p.node.RegistryAddress())
 }
 
+// libguestfsImage is Debian's libguestfs tools with a fixed appliance
+// (hack/libguestfs-base.sh), run by `virtctl guestfs`, whose pod runs
+// /entrypoint.sh as upstream's image has it: a shell. Its user is the
+// launchers' qemu user, which owns the disk images.
+func libguestfsImage(o Options) (images.Image, error) {
+	base, err := baseTarball(o.LibguestfsBase, "hack/libguestfs-base.sh", "the libguestfs-tools image")
+	if err != nil {
+		return images.Image{}, err
+	}
+	user := strconv.Itoa(launcherpod.User)
+	return images.Image{
+		Ref: guestfspod.Image, BaseTars: []string{base},
+		Layers:     [][]images.Entry{{{Path: "/entrypoint.sh", Data: []byte("#!/bin/bash -xe\n\n/bin/bash\n"), Mode: 0o755}}},
+		Entrypoint: []string{"/entrypoint.sh"}, User: user + ":" + user,
+	}, nil
+}
+
+// baseTarball is given, else what script builds (once) and names.
+func baseTarball(given, script, what string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	out, err := exec.Command(script).Output()
+	if err != nil {
+		return "", fmt.Errorf("building %s base (%s): %w", what, script, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // launcherImage is the launcher's base (Debian's libvirt and QEMU, built by
 // hack/launcher-base.sh) with the virt-launcher beside this binary.
 func launcherImage(o Options) (images.Image, error) {
-	base := o.LauncherBase
-	if base == "" {
-		out, err := exec.Command("hack/launcher-base.sh").Output()
-		if err != nil {
-			return images.Image{}, fmt.Errorf("building the launcher base image (hack/launcher-base.sh): %w", err)
-		}
-		base = strings.TrimSpace(string(out))
+	base, err := baseTarball(o.LauncherBase, "hack/launcher-base.sh", "the launcher image")
+	if err != nil {
+		return images.Image{}, err
 	}
 	bin := siblingBinary("virt-launcher")
 	if _, err := os.Stat(bin); err != nil {

@@ -34,6 +34,10 @@ type Options struct {
 	// LauncherBase is the launcher image's base root filesystem tarball;
 	// hack/launcher-base.sh builds (once) and names it when empty.
 	LauncherBase string
+	// LibguestfsBase is the libguestfs-tools image's root filesystem
+	// tarball; hack/libguestfs-base.sh builds (once) and names it when
+	// empty.
+	LibguestfsBase string
 	// CLIDownloads is the output of hack/virtctl-builds.sh, which builds
 	// (once) and names it when empty: the virtctl builds the
 	// virtctl-downloads image carries for hco's cli-download.

@@ -44,6 +44,7 @@ func (s *Server) Handler() http.Handler {
 	for _, gv := range []string{prefix, legacyPrefix} {
 		mux.HandleFunc("GET "+gv, s.discovery)
 		mux.HandleFunc("GET "+gv+"/version", s.version)
+		mux.HandleFunc("GET "+gv+"/guestfs", s.guestfs)
 		mux.HandleFunc("GET "+gv+"/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 		s.vmRoutes(mux, gv+"/namespaces/{ns}/virtualmachines/{name}/")
 		s.vmiRoutes(mux, gv+"/namespaces/{ns}/virtualmachineinstances/{name}/")

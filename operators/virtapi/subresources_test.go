@@ -20,6 +20,7 @@ import (
 
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/version"
+	"github.com/virtflow/virtflow/wire/guestfspod"
 )
 
 // fakeAgent is a node agent that records the commands it gets and
@@ -190,12 +191,23 @@ func TestSubresourcesNotBuiltYetSaySo(t *testing.T) {
 		{http.MethodGet, "namespaces/ns/virtualmachineinstances/vm/portforward/22/tcp", "virtualmachineinstances/portforward"},
 		{http.MethodPut, vmiPath + "addvolume", "virtualmachineinstances/addvolume"},
 		{http.MethodGet, vmiPath + "usbredir", "virtualmachineinstances/usbredir"},
-		{http.MethodGet, "guestfs", "guestfs"},
 	} {
 		code, body := call(t, srv, c.method, c.path, "")
 		require.Equal(t, http.StatusNotImplemented, code, c.path)
 		require.Equal(t, c.what+" is not supported yet by this virtflow release", statusMessage(t, body))
 	}
+}
+
+// virtctl guestfs composes "<registry>/<imagePrefix>libguestfs-tools:<tag>"
+// from the answer: the image the node imported.
+func TestGuestfsNamesTheImportedImageInUpstreamsParts(t *testing.T) {
+	code, body := call(t, apiWith(t, &fakeAgent{}), http.MethodGet, "guestfs", "")
+	require.Equal(t, http.StatusOK, code)
+	var info map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &info))
+	require.Equal(t, guestfspod.Image, info["registry"]+"/"+info["imagePrefix"]+"libguestfs-tools:"+info["tag"])
+	require.Empty(t, info["gsImage"])
+	require.Empty(t, info["digest"])
 }
 
 func TestVersionIsUpstreamsDocument(t *testing.T) {
