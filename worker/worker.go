@@ -15,7 +15,6 @@ import (
 	"github.com/virtflow/virtflow/activities/storage"
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
-	"github.com/virtflow/virtflow/wire/launcherpod"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 )
@@ -45,8 +44,9 @@ func NodeTaskQueue(node string) string { return cdi.NodeTaskQueue(node) }
 
 // NewNode returns the worker of one node: the node-local disk activities
 // of imports, uploads and clones, run where the volume is; upload servers
-// listen on nodeIP.
-func NewNode(c client.Client, node, nodeIP string, kube crclient.Client) sdkworker.Worker {
+// listen on nodeIP; finished disk images are handed to diskOwner (user and
+// group), the launchers' user, unless it is 0.
+func NewNode(c client.Client, node, nodeIP string, diskOwner int, kube crclient.Client) sdkworker.Worker {
 	// Heartbeats carry an import's resume point, and its cancellation
 	// comes back on them: send them every second or two, not at the SDK's
 	// default of up to 80% of the heartbeat timeout.
@@ -54,7 +54,7 @@ func NewNode(c client.Client, node, nodeIP string, kube crclient.Client) sdkwork
 		DeploymentOptions:            deployment(),
 		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP, DiskUID: launcherpod.User, DiskGID: launcherpod.User})
+	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP, DiskUID: diskOwner, DiskGID: diskOwner})
 	return w
 }
 

@@ -65,7 +65,7 @@ func run(ctx context.Context, f flags, node string) error {
 	if err != nil {
 		return err
 	}
-	w := worker.NewNode(tc, node, cfg.NodeIP, direct)
+	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting node worker of %s: %w", node, err)
 	}

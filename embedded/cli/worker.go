@@ -11,6 +11,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -44,7 +45,7 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 	defer tc.Close()
 	w, queue := worker.NewControl(tc, kc), worker.ControlTaskQueue
 	if *node != "" {
-		w, queue = worker.NewNode(tc, *node, *nodeIP, kc), worker.NodeTaskQueue(*node)
+		w, queue = worker.NewNode(tc, *node, *nodeIP, launcherpod.User, kc), worker.NodeTaskQueue(*node)
 	}
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)

@@ -27,6 +27,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/components"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -196,7 +197,7 @@ func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *r
 		return nil
 	}
 	for _, n := range cfg.Nodes {
-		w := worker.NewNode(s.temporal, n.NodeName, n.NodeIP, direct)
+		w := worker.NewNode(s.temporal, n.NodeName, n.NodeIP, launcherpod.User, direct)
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("starting node worker of %s: %w", n.NodeName, err)
 		}
