@@ -26,7 +26,7 @@ import (
 func TestUpstreamVirtctlGuestfsOpensAClaim(t *testing.T) {
 	n := onNode(t)
 	s := n.space(t)
-	s.importDV("gfs", serveGuestDisk(t, n.guest), "64Mi", true)
+	s.create(s.importDV("gfs", serveGuestDisk(t, n.guest), "64Mi", true))
 	s.waitDVPhase("gfs", cdiv1.Succeeded, 2*time.Minute)
 	u := newUpstreamVirtctl(t, n.kubeconfig, s.ns)
 	cmd := u.command("guestfs", "gfs", "--kvm=false")
