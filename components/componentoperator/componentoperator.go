@@ -57,10 +57,12 @@ func Main(ctx context.Context, name string, args []string) error {
 		if err != nil {
 			return err
 		}
-		r := &component.Reconciler{
-			Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name),
-			Deployer: &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name},
+		var deployer component.Deployer = &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name}
+		if name == "ssp-operator" {
+			// Templates are objects, not pods: SSP installs them itself.
+			deployer = &ssp.Deployer{Workloads: deployer.(*component.Workloads)}
 		}
+		r := &component.Reconciler{Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name), Deployer: deployer}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s: %w", name, err)
 		}
@@ -108,7 +110,8 @@ func (s settings) operator(name, image string) (component.Kind, component.Render
 	case "cluster-network-addons-operator":
 		return networkaddons.Kind(v), nothing(name), nil
 	case "ssp-operator":
-		return ssp.Kind(v), nothing(name), nil
+		in := ssp.Install{Namespace: ns, Image: image, ClusterRole: "virtflow"}
+		return ssp.Kind(v), in.Render, nil
 	}
 	return component.Kind{}, nil, fmt.Errorf("no operator named %s", name)
 }

@@ -29,6 +29,7 @@ var Packages = []string{
 	"kubevirt.io/api/pool/v1beta1",
 	"kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1",
 	"kubevirt.io/ssp-operator/api/v1beta3",
+	"github.com/openshift/api/template/v1",
 }
 
 // Generate returns file name → YAML for every served kind, in a stable order.

@@ -141,6 +141,9 @@ var overrides = map[schema.GroupKind]override{
 		shortNames: []string{"vmpref", "vmprefs", "vmp", "vmps"}, categories: allCategory},
 	{Group: instancetypeGroup, Kind: "VirtualMachineClusterPreference"}: {scope: cluster,
 		shortNames: []string{"vmcp", "vmcps"}},
+	// OpenShift serves templates from its own API server; here they are a
+	// CRD of the same group, version and schema, for the common templates.
+	{Group: "template.openshift.io", Kind: "Template"}: {scope: ns},
 }
 
 // ownMarkerKinds carry complete kubebuilder markers in their Go types.

@@ -19,6 +19,7 @@ import (
 	"github.com/virtflow/virtflow/components/hcooperator"
 	"github.com/virtflow/virtflow/components/hcowebhook"
 	"github.com/virtflow/virtflow/components/hostpathcsi"
+	"github.com/virtflow/virtflow/components/templatevalidator"
 	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
 	"github.com/virtflow/virtflow/components/virthandler"
@@ -34,6 +35,8 @@ commands:
   down     stop a running "virtflow up"; --purge also removes the node's pods (and VMs) and network from the host
   status   report whether the platform is up and each component's condition
   worker   run the Temporal worker for the control task queue on its own
+  template process [TEMPLATE] [-n NS] [-p NAME=VALUE]...
+           process a template (oc process semantics) and print the objects as a List
   prepare  build (first run) the pinned Kubernetes binaries, containerd, CoreDNS and the registry into the cache
   virt-api --cert-dir DIR
            run virt-api (its Deployment's command)
@@ -55,6 +58,8 @@ commands:
            run hco-webhook (its Deployment's command)
   cli-download [--dir DIR]
            serve the virtctl builds (hco cli-download's Deployment command)
+  virt-template-validator --cert-dir DIR
+           run SSP's template validator (its Deployment's command)
   control-worker --temporal-address HOST:PORT
            run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
   hostpath-csi --csi-address SOCKET --host-root DIR
@@ -83,6 +88,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return runWorker(ctx, args[1:], out)
 	case "prepare":
 		return prepare(ctx, args[1:], out)
+	case "template":
+		return template(ctx, args[1:], out)
 	case "virt-launcher":
 		return runLauncher(ctx, args[1:])
 	case "virt-api":
@@ -105,6 +112,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return clidownload.Main(ctx, args[1:])
 	case "control-worker":
 		return controlworker.Main(ctx, args[1:])
+	case "virt-template-validator":
+		return templatevalidator.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":
 		return componentoperator.Main(ctx, args[0], args[1:])
 	case "hostpath-csi":

@@ -5,6 +5,7 @@ package scheme
 import (
 	"fmt"
 
+	templatev1 "github.com/openshift/api/template/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,6 +28,7 @@ func New() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
 		kubevirtv1.AddToScheme, instancetypev1beta1.AddToScheme, cdiv1beta1.AddToScheme, sspv1beta3.AddToScheme,
+		templatev1.AddToScheme,
 		poolv1alpha1.AddToScheme, poolv1beta1.AddToScheme,
 		hcov1beta1.AddToScheme, nacv1.AddToScheme, hppv1beta1.AddToScheme,
 	} {

@@ -1,6 +1,8 @@
-// Package ssp is ssp-operator. Upstream, an SSP CR gets the template
-// validator and the common templates; virtflow has neither yet, so it
-// deploys nothing and says so in the CR's conditions.
+// Package ssp is ssp-operator: an SSP CR gets the template validator (a
+// validating webhook for VMs, as pods), the common templates in its
+// commonTemplates.namespace, and the VM delete protection policy. Boot
+// sources (DataImportCrons and DataSources) and the VM console proxy are
+// not built yet and its conditions say so.
 package ssp
 
 import (
@@ -9,16 +11,18 @@ import (
 	"github.com/virtflow/virtflow/operators/component"
 )
 
-// NotBuilt are upstream's SSP components virtflow lacks.
-var NotBuilt = []string{"virt-template-validator", "common-templates"}
+// NotBuilt are upstream's SSP operands virtflow lacks.
+var NotBuilt = []string{"data-sources", "vm-console-proxy"}
 
 // Kind describes the SSP operator for the component reconciler.
 func Kind(version string) component.Kind {
 	return component.Kind{
-		GVK:       schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
-		NotBuilt:  NotBuilt,
-		Finalizer: "finalize.ssp.kubevirt.io",
-		Style:     component.ConditionsV1,
-		Version:   version,
+		GVK:        schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
+		Components: []string{Validator, CommonTemplates},
+		NotBuilt:   NotBuilt,
+		Finalizer:  "finalize.ssp.kubevirt.io",
+		Style:      component.ConditionsV1,
+		Version:    version,
+		Manifests:  DeleteProtection,
 	}
 }

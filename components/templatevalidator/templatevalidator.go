@@ -1,0 +1,43 @@
+// Package templatevalidator is virt-template-validator's command: SSP's
+// validating webhooks for VirtualMachines (their template's validation
+// rules) and for deleting templates, on one TLS port behind the
+// virt-template-validator Service.
+package templatevalidator
+
+import (
+	"context"
+	"crypto/x509"
+	"flag"
+	"net/http"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/operators/templatevalidator"
+)
+
+// Main runs virt-template-validator until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	var certDir string
+	cmd := manager.Command{Name: ssp.Validator, Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&certDir, "cert-dir", ssp.CertDir, "directory of the serving tls.crt and tls.key")
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		build := func(context.Context) (http.Handler, *x509.CertPool, error) {
+			return Handlers(mgr), nil, nil
+		}
+		return manager.ServeTLS(mgr, ssp.Validator, certDir, build)
+	})
+}
+
+// Handlers are the validator's webhooks, reading VMs and templates from
+// the manager's cache.
+func Handlers(mgr ctrl.Manager) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(templatevalidator.VMValidatePath, &webhook.Admission{Handler: &templatevalidator.VMValidator{Reader: mgr.GetClient()}})
+	mux.Handle(templatevalidator.TemplateValidatePath, &webhook.Admission{Handler: &templatevalidator.TemplateDeletion{Reader: mgr.GetClient()}})
+	return mux
+}
