@@ -13,6 +13,7 @@ import (
 	"time"
 
 	templatev1 "github.com/openshift/api/template/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,7 +30,9 @@ const templateUsage = `usage: virtflow template process [TEMPLATE] [-n NAMESPACE
 processes a template as oc process does and prints the objects as a List,
 for kubectl create -f -: TEMPLATE is read from the cluster (namespace
 openshift, where the common templates are, unless -n says otherwise), or
-FILE is read instead.`
+FILE is read instead. VMs made from a template that names its namespace are
+labelled with its namespace (vm.kubevirt.io/template.namespace), as the
+console labels them, so the template validator applies its rules.`
 
 // multiFlag collects a repeated flag.
 type multiFlag []string
@@ -75,8 +78,37 @@ func template(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	markTemplateNamespace(processed.Objects, tpl)
 	return render(out, *output, processed.Objects)
 }
+
+// markTemplateNamespace labels the VMs made from a template read from the
+// cluster with the template's namespace, as the console does when it
+// creates a VM from a template: with its name, which the template sets,
+// that is how the template validator finds the VM's rules.
+func markTemplateNamespace(objects []runtime.RawExtension, tpl *templatev1.Template) {
+	if tpl.Namespace == "" {
+		return
+	}
+	for _, o := range objects {
+		u, ok := o.Object.(*unstructured.Unstructured)
+		if !ok || u.GetKind() != "VirtualMachine" {
+			continue
+		}
+		labels := u.GetLabels()
+		if labels[vmTemplateLabel] != tpl.Name {
+			continue
+		}
+		labels[vmTemplateNamespaceLabel] = tpl.Namespace
+		u.SetLabels(labels)
+	}
+}
+
+// The labels naming the template a VM came from.
+const (
+	vmTemplateLabel          = "vm.kubevirt.io/template"
+	vmTemplateNamespaceLabel = "vm.kubevirt.io/template.namespace"
+)
 
 // interleaved moves positional arguments after the flags, as oc accepts
 // them anywhere.

@@ -41,7 +41,8 @@ func TestTemplateProcessPrintsAListForKubectl(t *testing.T) {
 		Items []struct {
 			Kind     string `json:"kind"`
 			Metadata struct {
-				Name string `json:"name"`
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
 			} `json:"metadata"`
 			Spec struct {
 				DataVolumeTemplates []struct {
@@ -58,6 +59,8 @@ func TestTemplateProcessPrintsAListForKubectl(t *testing.T) {
 	vm := list.Items[0]
 	require.Equal(t, "VirtualMachine", vm.Kind)
 	require.Equal(t, "web1", vm.Metadata.Name)
+	require.Equal(t, "virtflow-test-guest-server-small", vm.Metadata.Labels["vm.kubevirt.io/template"])
+	require.Equal(t, "openshift", vm.Metadata.Labels["vm.kubevirt.io/template.namespace"], "labelled as the console labels it")
 	require.Equal(t, "mine", vm.Spec.DataVolumeTemplates[0].Spec.SourceRef.Name)
 	require.Equal(t, commontemplates.DefaultDataSourceNamespace, vm.Spec.DataVolumeTemplates[0].Spec.SourceRef.Namespace)
 }

@@ -1,0 +1,171 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	templatev1 "github.com/openshift/api/template/v1"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/embedded/cli"
+	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/operands/commontemplates"
+	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/wire/launcherpod"
+)
+
+const testGuestTemplate = "virtflow-test-guest-server-small"
+
+// TestSSPInstallsTemplatesAndTheValidator checks ssp-operator's operands
+// on the real stack: the common templates in `openshift`, the template
+// validator's pods refusing a VM below its template's minimum memory with
+// upstream's message and warning on a justWarning rule, and the SSP
+// Available once both are there.
+func TestSSPInstallsTemplatesAndTheValidator(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		cr := &sspv1beta3.SSP{}
+		return n.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: operands.SSPName}, cr) == nil &&
+			sspAvailable(cr)
+	}, 3*time.Minute, time.Second, "the SSP never became Available")
+	list := &templatev1.TemplateList{}
+	require.NoError(t, n.c.List(ctx, list, crclient.InNamespace("openshift"), crclient.MatchingLabels{"template.kubevirt.io/type": "base"}))
+	require.Len(t, list.Items, len(commontemplates.Templates(commontemplates.Options{})))
+
+	space := n.namespace(t)
+	vm := processTestGuestTemplate(t, n, "small-mem")
+	vm.Spec.Template.Spec.Domain.Memory.Guest = ptrQuantity("128Mi")
+	vm.Namespace = space
+	require.EqualError(t, n.c.Create(ctx, vm), `admission webhook "virtualmachine-admission.ssp.kubevirt.io" denied the request: `+
+		`This VM requires more memory.: value 134217728 is lower than minimum [268435456]`)
+
+	create := kubectlAt(n.dataDir, "create", "--dry-run=server", "-n", space, "-f", "-")
+	create.Stdin = bytes.NewReader(windowsBusVM(t))
+	out, err := create.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "Warning: virtio disk bus type has better performance, install virtio drivers in VM and change bus type: Some of [sata] are not in [virtio]")
+}
+
+// TestAVMFromTheTestGuestTemplateBoots processes the test guest's
+// template as a user does (virtflow template process), with its
+// DataSource in the boot image namespace, and boots the VM; then the
+// template cannot be deleted while the VM takes its rules from it, and a
+// protected VM cannot be deleted until its label goes.
+func TestAVMFromTheTestGuestTemplateBoots(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	s := n.space(t)
+	images := &space{t: t, c: n.c, ns: ssp.DefaultBootImageNamespace}
+	if err := n.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: images.ns}}); err == nil {
+		t.Cleanup(func() {
+			_ = n.c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: images.ns}})
+		})
+	}
+	images.create(images.importDV(commontemplates.TestGuestOS, serveGuestDisk(t, n.guest), "64Mi", true))
+	images.waitDVPhase(commontemplates.TestGuestOS, cdiv1.Succeeded, 2*time.Minute)
+	images.create(&cdiv1.DataSource{ObjectMeta: metav1.ObjectMeta{Namespace: images.ns, Name: commontemplates.TestGuestOS},
+		Spec: cdiv1.DataSourceSpec{Source: cdiv1.DataSourceSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: images.ns, Name: commontemplates.TestGuestOS}}}})
+
+	vm := processTestGuestTemplate(t, n, "web1")
+	vm.Namespace = s.ns
+	always := kubevirtv1.RunStrategyAlways
+	vm.Spec.RunStrategy = &always
+	require.NoError(t, n.c.Create(ctx, vm))
+	vmi := runningVMI(t, n.c, crclient.ObjectKeyFromObject(vm))
+	pod := launcherPodOf(t, n.c, vmi)
+	waitForText(t, filepath.Join(launcherpod.HostEmptyDir(n.kubeletRoot(), string(pod.UID), launcherpod.PrivateVolume), "serial.log"), guestDiskOK, 3*time.Minute)
+
+	tmpl := &templatev1.Template{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift", Name: testGuestTemplate}}
+	require.EqualError(t, n.c.Delete(ctx, tmpl, crclient.DryRunAll), `admission webhook "template-admission.ssp.kubevirt.io" denied the request: `+
+		`Template cannot be deleted, because the following VMs are referencing it for validation: `+s.ns+`/web1`)
+
+	setLabel(t, n.c, vm, "kubevirt.io/vm-delete-protection", "true")
+	err := n.c.Delete(ctx, vm)
+	require.True(t, apierrors.IsInvalid(err) || apierrors.IsForbidden(err), "%v", err)
+	require.ErrorContains(t, err, "VirtualMachine web1 cannot be deleted, disable/remove label 'kubevirt.io/vm-delete-protection' from VirtualMachine before deleting it")
+	setLabel(t, n.c, vm, "kubevirt.io/vm-delete-protection", "")
+	deleteVM(t, n.c, vm)
+}
+
+// processTestGuestTemplate runs `virtflow template process` on the test
+// guest's template and decodes its VM.
+func processTestGuestTemplate(t *testing.T, n *upRun, name string) *kubevirtv1.VirtualMachine {
+	t.Helper()
+	var out bytes.Buffer
+	require.NoError(t, cli.Main(context.Background(), []string{"template", "process", testGuestTemplate,
+		"--kubeconfig", n.kubeconfig, "-p", "NAME=" + name}, &out))
+	var list struct {
+		Items []kubevirtv1.VirtualMachine `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &list), out.String())
+	require.Len(t, list.Items, 1)
+	vm := &list.Items[0]
+	require.Equal(t, "openshift", vm.Labels["vm.kubevirt.io/template.namespace"])
+	return vm
+}
+
+// windowsBusVM is a VM named after windows11-desktop-medium with a SATA
+// disk, which that template only advises against.
+func windowsBusVM(t *testing.T) []byte {
+	t.Helper()
+	mem := resource.MustParse("8Gi")
+	vm := kubevirtv1.VirtualMachine{
+		TypeMeta: metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "VirtualMachine"},
+		ObjectMeta: metav1.ObjectMeta{Name: "win", Labels: map[string]string{
+			"vm.kubevirt.io/template": "windows11-desktop-medium", "vm.kubevirt.io/template.namespace": "openshift"}},
+		Spec: kubevirtv1.VirtualMachineSpec{RunStrategy: ptrRunStrategy(kubevirtv1.RunStrategyHalted),
+			Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: kubevirtv1.VirtualMachineInstanceSpec{
+				Domain: kubevirtv1.DomainSpec{CPU: &kubevirtv1.CPU{Cores: 2}, Memory: &kubevirtv1.Memory{Guest: &mem},
+					Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root",
+						DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusSATA}}}}}},
+				Volumes: []kubevirtv1.Volume{{Name: "root", VolumeSource: kubevirtv1.VolumeSource{
+					ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "virtflow/test-guest:latest"}}}},
+			}}},
+	}
+	data, err := json.Marshal(vm)
+	require.NoError(t, err)
+	return data
+}
+
+func setLabel(t *testing.T, c crclient.Client, vm *kubevirtv1.VirtualMachine, key, value string) {
+	t.Helper()
+	patch := `{"metadata":{"labels":{"` + key + `":"` + value + `"}}}`
+	if value == "" {
+		patch = `{"metadata":{"labels":{"` + key + `":null}}}`
+	}
+	require.NoError(t, c.Patch(context.Background(), vm, crclient.RawPatch(types.MergePatchType, []byte(patch))))
+}
+
+func sspAvailable(cr *sspv1beta3.SSP) bool {
+	for _, c := range cr.Status.Conditions {
+		if c.Type == "Available" && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func ptrQuantity(s string) *resource.Quantity {
+	q := resource.MustParse(s)
+	return &q
+}
+
+func ptrRunStrategy(s kubevirtv1.VirtualMachineRunStrategy) *kubevirtv1.VirtualMachineRunStrategy {
+	return &s
+}
