@@ -55,8 +55,20 @@ func TestSSPInstallsTemplatesAndTheValidator(t *testing.T) {
 	require.EqualError(t, n.c.Create(ctx, vm), `admission webhook "virtualmachine-admission.ssp.kubevirt.io" denied the request: `+
 		`This VM requires more memory.: value 134217728 is lower than minimum [268435456]`)
 
+	// The Windows templates advise virtio over SATA with a justWarning
+	// rule: a VM carrying their rules with a SATA disk is admitted with
+	// the advice as a warning.
+	win := processTemplate(t, n, "windows11-desktop-medium", "win")
+	sata := processTestGuestTemplate(t, n, "sata")
+	sata.Annotations["vm.kubevirt.io/validations"] = win.Annotations["vm.kubevirt.io/validations"]
+	sata.Spec.Template.Spec.Domain.Memory.Guest = ptrQuantity("8Gi")
+	sata.Spec.Template.Spec.Domain.CPU = &kubevirtv1.CPU{Cores: 2}
+	sata.Spec.Template.Spec.Domain.Devices.Disks[0].Disk.Bus = kubevirtv1.DiskBusSATA
+	sata.APIVersion, sata.Kind = "kubevirt.io/v1", "VirtualMachine"
+	manifest, err := json.Marshal(sata)
+	require.NoError(t, err)
 	create := kubectlAt(n.dataDir, "create", "--dry-run=server", "-n", space, "-f", "-")
-	create.Stdin = bytes.NewReader(windowsBusVM(t))
+	create.Stdin = bytes.NewReader(manifest)
 	out, err := create.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "Warning: virtio disk bus type has better performance, install virtio drivers in VM and change bus type: Some of [sata] are not in [virtio]")
@@ -64,9 +76,8 @@ func TestSSPInstallsTemplatesAndTheValidator(t *testing.T) {
 
 // TestAVMFromTheTestGuestTemplateBoots processes the test guest's
 // template as a user does (virtflow template process), with its
-// DataSource in the boot image namespace, and boots the VM; then the
-// template cannot be deleted while the VM takes its rules from it, and a
-// protected VM cannot be deleted until its label goes.
+// DataSource in the boot image namespace, and boots the VM; a protected
+// VM cannot be deleted until its label goes.
 func TestAVMFromTheTestGuestTemplateBoots(t *testing.T) {
 	n := onNode(t)
 	ctx := context.Background()
@@ -91,10 +102,6 @@ func TestAVMFromTheTestGuestTemplateBoots(t *testing.T) {
 	pod := launcherPodOf(t, n.c, vmi)
 	waitForText(t, filepath.Join(launcherpod.HostEmptyDir(n.kubeletRoot(), string(pod.UID), launcherpod.PrivateVolume), "serial.log"), guestDiskOK, 3*time.Minute)
 
-	tmpl := &templatev1.Template{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift", Name: testGuestTemplate}}
-	require.EqualError(t, n.c.Delete(ctx, tmpl, crclient.DryRunAll), `admission webhook "template-admission.ssp.kubevirt.io" denied the request: `+
-		`Template cannot be deleted, because the following VMs are referencing it for validation: `+s.ns+`/web1`)
-
 	setLabel(t, n.c, vm, "kubevirt.io/vm-delete-protection", "true")
 	err := n.c.Delete(ctx, vm)
 	require.True(t, apierrors.IsInvalid(err) || apierrors.IsForbidden(err), "%v", err)
@@ -107,8 +114,15 @@ func TestAVMFromTheTestGuestTemplateBoots(t *testing.T) {
 // guest's template and decodes its VM.
 func processTestGuestTemplate(t *testing.T, n *upRun, name string) *kubevirtv1.VirtualMachine {
 	t.Helper()
+	return processTemplate(t, n, testGuestTemplate, name)
+}
+
+// processTemplate runs `virtflow template process` on a common template
+// and decodes its VM.
+func processTemplate(t *testing.T, n *upRun, template, name string) *kubevirtv1.VirtualMachine {
+	t.Helper()
 	var out bytes.Buffer
-	require.NoError(t, cli.Main(context.Background(), []string{"template", "process", testGuestTemplate,
+	require.NoError(t, cli.Main(context.Background(), []string{"template", "process", template,
 		"--kubeconfig", n.kubeconfig, "-p", "NAME=" + name}, &out))
 	var list struct {
 		Items []kubevirtv1.VirtualMachine `json:"items"`
@@ -120,27 +134,31 @@ func processTestGuestTemplate(t *testing.T, n *upRun, name string) *kubevirtv1.V
 	return vm
 }
 
-// windowsBusVM is a VM named after windows11-desktop-medium with a SATA
-// disk, which that template only advises against.
-func windowsBusVM(t *testing.T) []byte {
-	t.Helper()
-	mem := resource.MustParse("8Gi")
-	vm := kubevirtv1.VirtualMachine{
-		TypeMeta: metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "VirtualMachine"},
-		ObjectMeta: metav1.ObjectMeta{Name: "win", Labels: map[string]string{
-			"vm.kubevirt.io/template": "windows11-desktop-medium", "vm.kubevirt.io/template.namespace": "openshift"}},
-		Spec: kubevirtv1.VirtualMachineSpec{RunStrategy: ptrRunStrategy(kubevirtv1.RunStrategyHalted),
-			Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: kubevirtv1.VirtualMachineInstanceSpec{
-				Domain: kubevirtv1.DomainSpec{CPU: &kubevirtv1.CPU{Cores: 2}, Memory: &kubevirtv1.Memory{Guest: &mem},
-					Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root",
-						DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusSATA}}}}}},
-				Volumes: []kubevirtv1.Volume{{Name: "root", VolumeSource: kubevirtv1.VolumeSource{
-					ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "virtflow/test-guest:latest"}}}},
-			}}},
-	}
-	data, err := json.Marshal(vm)
-	require.NoError(t, err)
-	return data
+// TestRulesOfAUserTemplateHoldIt checks the older way of carrying rules:
+// on the template (annotation validations), found through the VM's
+// labels; such a template cannot be deleted while VMs take their rules
+// from it.
+func TestRulesOfAUserTemplateHoldIt(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	s := n.space(t)
+	rules := `[{"name":"minimal-required-memory","path":"jsonpath::.spec.domain.memory.guest","rule":"integer",` +
+		`"message":"This VM requires more memory.","min":268435456}]`
+	s.create(&templatev1.Template{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "mine",
+		Labels: map[string]string{"template.kubevirt.io/type": "base"}, Annotations: map[string]string{"validations": rules}}})
+	vm := testGuestVM("from-mine", kubevirtv1.RunStrategyHalted)
+	vm.Namespace = s.ns
+	vm.Labels = map[string]string{"vm.kubevirt.io/template": "mine", "vm.kubevirt.io/template.namespace": s.ns}
+	vm.Spec.Template.Spec.Domain.Memory = &kubevirtv1.Memory{Guest: ptrQuantity("128Mi")}
+	vm.Spec.Template.Spec.Domain.Resources = kubevirtv1.ResourceRequirements{}
+	require.EqualError(t, n.c.Create(ctx, vm.DeepCopy()), `admission webhook "virtualmachine-admission.ssp.kubevirt.io" denied the request: `+
+		`This VM requires more memory.: value 134217728 is lower than minimum [268435456]`)
+	vm.Spec.Template.Spec.Domain.Memory.Guest = ptrQuantity("512Mi")
+	require.NoError(t, n.c.Create(ctx, vm))
+	tmpl := &templatev1.Template{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "mine"}}
+	require.EqualError(t, n.c.Delete(ctx, tmpl, crclient.DryRunAll), `admission webhook "template-admission.ssp.kubevirt.io" denied the request: `+
+		`Template cannot be deleted, because the following VMs are referencing it for validation: `+s.ns+`/from-mine`)
+	require.NoError(t, n.c.Delete(ctx, vm))
 }
 
 func setLabel(t *testing.T, c crclient.Client, vm *kubevirtv1.VirtualMachine, key, value string) {
@@ -164,8 +182,4 @@ func sspAvailable(cr *sspv1beta3.SSP) bool {
 func ptrQuantity(s string) *resource.Quantity {
 	q := resource.MustParse(s)
 	return &q
-}
-
-func ptrRunStrategy(s kubevirtv1.VirtualMachineRunStrategy) *kubevirtv1.VirtualMachineRunStrategy {
-	return &s
 }
