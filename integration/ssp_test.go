@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -145,7 +146,8 @@ func TestRulesOfAUserTemplateHoldIt(t *testing.T) {
 	rules := `[{"name":"minimal-required-memory","path":"jsonpath::.spec.domain.memory.guest","rule":"integer",` +
 		`"message":"This VM requires more memory.","min":268435456}]`
 	s.create(&templatev1.Template{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "mine",
-		Labels: map[string]string{"template.kubevirt.io/type": "base"}, Annotations: map[string]string{"validations": rules}}})
+		Labels: map[string]string{"template.kubevirt.io/type": "base"}, Annotations: map[string]string{"validations": rules}},
+		Objects: []runtime.RawExtension{}})
 	vm := testGuestVM("from-mine", kubevirtv1.RunStrategyHalted)
 	vm.Namespace = s.ns
 	vm.Labels = map[string]string{"vm.kubevirt.io/template": "mine", "vm.kubevirt.io/template.namespace": s.ns}
