@@ -1,6 +1,7 @@
 package operands
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sdkapi "kubevirt.io/controller-lifecycle-operator-sdk/api"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 
@@ -24,7 +25,12 @@ func desiredSSP(hc *hcov1beta1.HyperConverged) *sspv1beta3.SSP {
 	ssp := &sspv1beta3.SSP{
 		ObjectMeta: componentMeta(hc, SSPName, hc.Namespace, "schedule"),
 		Spec: sspv1beta3.SSPSpec{
-			CommonTemplates: sspv1beta3.CommonTemplates{Namespace: ns},
+			CommonTemplates: sspv1beta3.CommonTemplates{
+				Namespace: ns,
+				// Conditions stay in the HyperConverged's status; SSP needs
+				// only the templates, so no time is stamped here.
+				DataImportCronTemplates: sspDataImportCronTemplates(hc, DataImportCronTemplates(hc, metav1.Time{})),
+			},
 			TemplateValidator: &sspv1beta3.TemplateValidator{
 				Replicas:  &replicas,
 				Placement: placementPtr(sdkPlacement(hc.Spec.Infra)),
