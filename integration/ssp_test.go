@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,24 +76,31 @@ func TestSSPInstallsTemplatesAndTheValidator(t *testing.T) {
 	require.Contains(t, string(out), "Warning: virtio disk bus type has better performance, install virtio drivers in VM and change bus type: Some of [sata] are not in [virtio]")
 }
 
-// TestAVMFromTheTestGuestTemplateBoots processes the test guest's
-// template as a user does (virtflow template process), with its
-// DataSource in the boot image namespace, and boots the VM; a protected
-// VM cannot be deleted until its label goes.
+// TestAVMFromTheTestGuestTemplateBoots waits for the test guest's boot
+// source, which SSP's cron imports from the node's registry into the
+// boot-image namespace (upstream's sources cannot be reached and their
+// crons say so), processes its template as a user does (virtflow template
+// process) and boots the VM; a protected VM cannot be deleted until its
+// label goes.
 func TestAVMFromTheTestGuestTemplateBoots(t *testing.T) {
 	n := onNode(t)
 	ctx := context.Background()
 	s := n.space(t)
-	images := &space{t: t, c: n.c, ns: ssp.DefaultBootImageNamespace}
-	if err := n.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: images.ns}}); err == nil {
-		t.Cleanup(func() {
-			_ = n.c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: images.ns}})
-		})
-	}
-	images.create(images.importDV(commontemplates.TestGuestOS, serveGuestDisk(t, n.guest), "64Mi", true))
-	images.waitDVPhase(commontemplates.TestGuestOS, cdiv1.Succeeded, 2*time.Minute)
-	images.create(&cdiv1.DataSource{ObjectMeta: metav1.ObjectMeta{Namespace: images.ns, Name: commontemplates.TestGuestOS},
-		Spec: cdiv1.DataSourceSpec{Source: cdiv1.DataSourceSource{PVC: &cdiv1.DataVolumeSourcePVC{Namespace: images.ns, Name: commontemplates.TestGuestOS}}}})
+	bootSourceIsReady(t, n.c, commontemplates.TestGuestOS)
+	// Upstream's own boot sources cannot be reached from here: their crons
+	// say so.
+	require.Eventually(t, func() bool {
+		cron := &cdiv1.DataImportCron{}
+		if n.c.Get(ctx, types.NamespacedName{Namespace: ssp.DefaultBootImageNamespace, Name: "fedora-image-cron"}, cron) != nil {
+			return false
+		}
+		for _, c := range cron.Status.Conditions {
+			if c.Type == cdiv1.DataImportCronUpToDate && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "last poll failed") {
+				return true
+			}
+		}
+		return false
+	}, 3*time.Minute, time.Second, "fedora's cron does not say its source is out of reach")
 
 	vm := processTestGuestTemplate(t, n, "web1")
 	vm.Namespace = s.ns
@@ -109,6 +117,24 @@ func TestAVMFromTheTestGuestTemplateBoots(t *testing.T) {
 	require.ErrorContains(t, err, "VirtualMachine web1 cannot be deleted, disable/remove label 'kubevirt.io/vm-delete-protection' from VirtualMachine before deleting it")
 	setLabel(t, n.c, vm, "kubevirt.io/vm-delete-protection", "")
 	deleteVM(t, n.c, vm)
+}
+
+// bootSourceIsReady waits for SSP's cron to import a boot source into its
+// DataSource in the boot-image namespace.
+func bootSourceIsReady(t *testing.T, c crclient.Client, name string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		ds := &cdiv1.DataSource{}
+		if c.Get(context.Background(), types.NamespacedName{Namespace: ssp.DefaultBootImageNamespace, Name: name}, ds) != nil {
+			return false
+		}
+		for _, cond := range ds.Status.Conditions {
+			if cond.Type == cdiv1.DataSourceReady && cond.Status == corev1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}, 4*time.Minute, time.Second, "the boot source %s never became Ready", name)
 }
 
 // processTestGuestTemplate runs `virtflow template process` on the test

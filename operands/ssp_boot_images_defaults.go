@@ -36,7 +36,7 @@ const DICTConditionDeployed = "Deployed"
 const (
 	TestGuestDICTName       = "virtflow-test-guest-image-cron"
 	TestGuestDataSource     = "virtflow-test-guest"
-	TestGuestRegistrySource = "docker://registry.virtflow.local/virtflow/test-guest:latest"
+	TestGuestRegistrySource = "docker://registry.virtflow.local:5000/virtflow/test-guest:latest"
 )
 
 // commonDICTSchedule is the schedule the built-in templates ship with,

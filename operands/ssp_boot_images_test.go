@@ -65,7 +65,7 @@ func TestBuiltInDICTsAsHCOShipsThem(t *testing.T) {
 		{centos10, "centos-stream10", "docker://quay.io/containerdisks/centos-stream:10", "10Gi", "amd64,arm64,s390x"},
 		{centos9, "centos-stream9", "docker://quay.io/containerdisks/centos-stream:9", "10Gi", "amd64,arm64,s390x"},
 		{fedora, "fedora", "docker://quay.io/containerdisks/fedora:latest", "5Gi", "arm64,s390x,amd64"},
-		{testGuest, "virtflow-test-guest", "docker://registry.virtflow.local/virtflow/test-guest:latest", "64Mi", "amd64"},
+		{testGuest, "virtflow-test-guest", "docker://registry.virtflow.local:5000/virtflow/test-guest:latest", "64Mi", "amd64"},
 	}
 	list := DataImportCronTemplates(newHC(), metav1.Time{})
 	require.Equal(t, []string{centos10, centos9, fedora, testGuest}, names(list), "sorted by name")

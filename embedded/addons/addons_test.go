@@ -12,7 +12,7 @@ import (
 // The manifest runs the image the node imports, and no placeholder
 // survives.
 func TestEachAddonsManifestRunsItsImageWithEveryPlaceholderFilled(t *testing.T) {
-	for _, a := range []Addon{ClusterDNS("/bin", "10.0.0.10"), Registry("/bin", "/data/registry")} {
+	for _, a := range []Addon{ClusterDNS("/bin", "10.0.0.10", "10.244.0.1"), Registry("/bin", "/data/registry")} {
 		t.Run(a.Name, func(t *testing.T) {
 			manifest, err := a.manifest()
 			require.NoError(t, err)

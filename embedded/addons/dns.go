@@ -14,13 +14,13 @@ import (
 const CoreDNSImage = "virtflow.local/coredns:1.15.0"
 
 // ClusterDNS is CoreDNS from binDir behind the kube-dns Service at
-// serviceIP.
-func ClusterDNS(binDir, serviceIP string) Addon {
+// serviceIP; it answers the node registry's name with registryIP.
+func ClusterDNS(binDir, serviceIP, registryIP string) Addon {
 	return Addon{
 		Name:     "coredns",
 		Image:    images.Command(CoreDNSImage, filepath.Join(binDir, "coredns"), "/coredns", "65532"),
 		manifest: deploy.ClusterDNS,
-		values:   map[string]string{"CLUSTER_DNS_IP": serviceIP},
+		values:   map[string]string{"CLUSTER_DNS_IP": serviceIP, "REGISTRY_IP": registryIP},
 	}
 }
 

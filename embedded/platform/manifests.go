@@ -82,6 +82,10 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return false
 }
 
+// NodeRegistry is the node's registry as pods name it: cluster DNS
+// answers the name with the node's IP.
+const NodeRegistry = "registry.virtflow.local:5000"
+
 // EnsureHyperConverged creates the default HyperConverged unless one exists.
 func EnsureHyperConverged(ctx context.Context, cfg *rest.Config) error {
 	c, err := newKubeClient(cfg)
@@ -97,6 +101,9 @@ func EnsureHyperConverged(ctx context.Context, cfg *rest.Config) error {
 	}
 	hc := &hcov1beta1.HyperConverged{}
 	hc.Namespace, hc.Name = Namespace, HCName
+	// The node's own registry serves plain HTTP; the test guest's boot
+	// source is imported from it.
+	hc.Spec.StorageImport = &hcov1beta1.StorageImportConfig{InsecureRegistries: []string{NodeRegistry}}
 	if err := c.Create(ctx, hc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating HyperConverged %s/%s: %w", Namespace, HCName, err)
 	}

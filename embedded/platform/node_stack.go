@@ -82,7 +82,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err != nil {
 		return err
 	}
-	dns, registry := addons.ClusterDNS(t.dns, dnsIP), addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"))
+	dns, registry := addons.ClusterDNS(t.dns, dnsIP, NodeBridge.Address.Addr().String()), addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"))
 	cfg := nodeConfig(o, t)
 	if cfg.Credentials, err = p.cp.NodeCredentials(NodeName, NodeBridge.Address.Addr().AsSlice()); err != nil {
 		return err

@@ -125,7 +125,7 @@ func (c *cluster) start(ctx context.Context, bins tools) error {
 	if err != nil {
 		return err
 	}
-	dns, registry := addons.ClusterDNS(bins.dns, dnsIP), addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"))
+	dns, registry := addons.ClusterDNS(bins.dns, dnsIP, c.bridge.Address.Addr().String()), addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"))
 	c.kubectl = filepath.Join(bins.kube, "kubectl")
 	if _, err := c.bridge.Ensure(ctx); err != nil {
 		return err

@@ -1,8 +1,9 @@
 // Package ssp is ssp-operator: an SSP CR gets the template validator (a
 // validating webhook for VMs, as pods), the common templates in its
-// commonTemplates.namespace, and the VM delete protection policy. Boot
-// sources (DataImportCrons and DataSources) and the VM console proxy are
-// not built yet and its conditions say so.
+// commonTemplates.namespace, the boot sources (DataSources and the
+// DataImportCrons that fill them) in the boot-image namespace, and the VM
+// delete protection policy. The VM console proxy is not built yet and its
+// conditions say so.
 package ssp
 
 import (
@@ -12,13 +13,13 @@ import (
 )
 
 // NotBuilt are upstream's SSP operands virtflow lacks.
-var NotBuilt = []string{"data-sources", "vm-console-proxy"}
+var NotBuilt = []string{"vm-console-proxy"}
 
 // Kind describes the SSP operator for the component reconciler.
 func Kind(version string) component.Kind {
 	return component.Kind{
 		GVK:        schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
-		Components: []string{Validator, CommonTemplates},
+		Components: []string{Validator, CommonTemplates, DataSources},
 		NotBuilt:   NotBuilt,
 		Finalizer:  "finalize.ssp.kubevirt.io",
 		Style:      component.ConditionsV1,

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operands/commontemplates"
 	"github.com/virtflow/virtflow/operators/component"
 )
@@ -27,22 +28,26 @@ const CommonTemplates = "common-templates"
 // DefaultBootImageNamespace is where the boot sources' DataSources live
 // unless the SSP's DataImportCron templates name another namespace; every
 // template's DATA_SOURCE_NAMESPACE defaults to it.
-const DefaultBootImageNamespace = "virtflow-os-images"
+const DefaultBootImageNamespace = operands.DefaultBootImageNamespace
 
 // renderedHash records the digest of what was applied, so a resync does
 // not apply a hundred unchanged templates again.
 const renderedHash = "ssp.virtflow.io/rendered-hash"
 
 // Deployer runs the validator as pods (Workloads) and installs the common
-// templates itself: they are objects, not pods, and live in the templates'
-// namespace rather than the CR's.
+// templates and the boot sources itself: they are objects, not pods, and
+// live in other namespaces than the CR's.
 type Deployer struct {
 	*component.Workloads
 }
 
 // Deploy starts the component.
 func (d *Deployer) Deploy(ctx context.Context, owner client.Object, name string) error {
-	if name != CommonTemplates {
+	switch name {
+	case DataSources:
+		return d.deployBootSources(ctx, owner)
+	case CommonTemplates:
+	default:
 		return d.Workloads.Deploy(ctx, owner, name)
 	}
 	opts, err := templateOptions(owner)
@@ -65,7 +70,11 @@ func (d *Deployer) Deploy(ctx context.Context, owner client.Object, name string)
 
 // Probe passes once every template of this release is installed.
 func (d *Deployer) Probe(ctx context.Context, owner client.Object, name string) error {
-	if name != CommonTemplates {
+	switch name {
+	case DataSources:
+		return d.probeBootSources(ctx, owner)
+	case CommonTemplates:
+	default:
 		return d.Workloads.Probe(ctx, owner, name)
 	}
 	opts, err := templateOptions(owner)
@@ -91,7 +100,11 @@ func (d *Deployer) Probe(ctx context.Context, owner client.Object, name string) 
 
 // Undeploy removes the templates it installed, deprecated ones included.
 func (d *Deployer) Undeploy(ctx context.Context, owner client.Object, name string) error {
-	if name != CommonTemplates {
+	switch name {
+	case DataSources:
+		return d.undeployBootSources(ctx, owner)
+	case CommonTemplates:
+	default:
 		return d.Workloads.Undeploy(ctx, owner, name)
 	}
 	opts, err := templateOptions(owner)
@@ -108,7 +121,7 @@ func (d *Deployer) Undeploy(ctx context.Context, owner client.Object, name strin
 
 // Readiness says what a passing probe shows.
 func (d *Deployer) Readiness() string {
-	return d.Workloads.Readiness() + " and the common templates are installed"
+	return d.Workloads.Readiness() + ", the common templates are installed and the boot sources' crons exist"
 }
 
 // templateOptions reads where the templates go and where their
