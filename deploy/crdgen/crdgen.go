@@ -47,6 +47,9 @@ func Generate() (map[string][]byte, error) {
 		Checker:   &loader.TypeChecker{},
 		// Upstream KubeVirt uses float64 in a few places (e.g. ratios).
 		AllowDangerousTypes: true,
+		// Embedded object metadata (a DataImportCron template's name) keeps
+		// its fields, as upstream generates these CRDs.
+		GenerateEmbeddedObjectMeta: true,
 	}
 	crd.AddKnownTypes(parser)
 	for _, r := range roots {

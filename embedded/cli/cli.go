@@ -144,6 +144,7 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&o.LibguestfsBase, "libguestfs-base", "", "the libguestfs-tools image's root filesystem tarball (built by hack/libguestfs-base.sh when empty)")
 	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "the virtctl builds hco's cli-download serves (built by hack/virtctl-builds.sh when empty)")
 	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")
+	fs.BoolVar(&o.NoTekton, "no-tekton", false, "do not install Tekton Pipelines on the node")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

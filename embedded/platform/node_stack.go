@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/addons"
 	"github.com/virtflow/virtflow/embedded/binaries"
@@ -38,7 +39,12 @@ const CSIProvisionerRepository = "virtflow.local/csi-provisioner"
 const ServiceCIDR = "10.96.0.0/24"
 
 // nodeTools are the cached builds the node runs.
-type nodeTools struct{ kube, containerd, dns, registry, csi, csiVersion string }
+type nodeTools struct {
+	kube, containerd, dns, registry, csi, csiVersion string
+	// tekton is Tekton Pipelines' images and manifests; nil when up
+	// installs no Tekton.
+	tekton *addons.TektonPipelines
+}
 
 func ensureNodeTools(ctx context.Context, o Options, say func(string)) (nodeTools, error) {
 	var t nodeTools
@@ -63,6 +69,24 @@ func (t *nodeTools) ensureCSIProvisioner(ctx context.Context, o Options, say fun
 	var err error
 	t.csi, t.csiVersion, err = binaries.EnsureCSIProvisioner(ctx, filepath.Join(filepath.Dir(o.ToolsDir), "csi"), o.CacheDir, say)
 	return err
+}
+
+// ensureTekton adds Tekton Pipelines' build, images and manifests.
+func (t *nodeTools) ensureTekton(ctx context.Context, o Options, say func(string)) error {
+	bin, version, err := binaries.EnsureTekton(ctx, filepath.Join(filepath.Dir(o.ToolsDir), "tekton"), o.CacheDir, say)
+	if err != nil {
+		return err
+	}
+	src, err := binaries.TektonSource(ctx, version)
+	if err != nil {
+		return err
+	}
+	tekton, err := addons.Tekton(bin, src, version, addons.TektonShell)
+	if err != nil {
+		return err
+	}
+	t.tekton = &tekton
+	return nil
 }
 
 // nodeConfig is the embedded node, for a start or a purge.
@@ -109,6 +133,9 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	p.csiProvisionerImage = provisioner.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
 	cfg.Images = []images.Image{launcher, comps, cli, dns.Image, registry.Image, provisioner, guestfs}
+	if t.tekton != nil {
+		cfg.Images = append(cfg.Images, t.tekton.Images...)
+	}
 	for i := range cfg.Images {
 		cfg.Images[i].CacheDir = filepath.Join(o.CacheDir, "image-layers")
 	}
@@ -131,10 +158,26 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err := addons.InstallAll(ctx, admin, dns, registry); err != nil {
 		return err
 	}
+	if err := p.installTekton(ctx, admin, t.tekton); err != nil {
+		return err
+	}
 	if o.TestGuestDir == "" {
 		return nil
 	}
 	return PushTestGuest(o.TestGuestDir, p.node.RegistryAddress())
+}
+
+// installTekton applies Tekton Pipelines and waits for its controller and
+// webhook; nothing when up installs no Tekton.
+func (p *Platform) installTekton(ctx context.Context, admin client.Client, tekton *addons.TektonPipelines) error {
+	if tekton == nil {
+		return nil
+	}
+	p.say("installing Tekton Pipelines " + tekton.Version)
+	if err := tekton.Install(ctx, admin); err != nil {
+		return err
+	}
+	return tekton.WaitReady(ctx, admin)
 }
 
 // libguestfsImage is Debian's libguestfs tools with a fixed appliance

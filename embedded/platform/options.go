@@ -34,6 +34,8 @@ type Options struct {
 	// LauncherBase is the launcher image's base root filesystem tarball;
 	// hack/launcher-base.sh builds (once) and names it when empty.
 	LauncherBase string
+	// NoTekton leaves Tekton Pipelines out of the node.
+	NoTekton bool
 	// LibguestfsBase is the libguestfs-tools image's root filesystem
 	// tarball; hack/libguestfs-base.sh builds (once) and names it when
 	// empty.

@@ -78,6 +78,11 @@ func (p *Platform) start(ctx context.Context) error {
 	if err := tools.ensureCSIProvisioner(ctx, o, p.say); err != nil {
 		return err
 	}
+	if !o.NoTekton {
+		if err := tools.ensureTekton(ctx, o, p.say); err != nil {
+			return err
+		}
+	}
 	if _, err := NodeBridge.Ensure(ctx); err != nil {
 		return err
 	}
