@@ -37,9 +37,17 @@ func desiredSSP(hc *hcov1beta1.HyperConverged) *sspv1beta3.SSP {
 			},
 		},
 	}
+	// SSP's API has no field for it: the templates' DataSources and the
+	// common boot sources go where the HyperConverged says.
+	ssp.Annotations = map[string]string{BootImageNamespaceAnnotation: BootImageNamespace(hc)}
 	ssp.SetGroupVersionKind(sspv1beta3.GroupVersion.WithKind(hco.KindSSP))
 	return ssp
 }
+
+// BootImageNamespaceAnnotation on the SSP CR names the boot-image
+// namespace (the HyperConverged's commonBootImageNamespace, else
+// DefaultBootImageNamespace).
+const BootImageNamespaceAnnotation = "ssp.virtflow.io/boot-image-namespace"
 
 // placementPtr leaves placement unset when the HyperConverged sets none, so
 // an empty object is not written and then read back as drift.

@@ -51,10 +51,12 @@ func TestSSPCarriesTheDICTs(t *testing.T) {
 	require.Equal(t, cdiv1beta1.DataImportCronRetainNone, *tg.Spec.RetentionPolicy)
 	require.Equal(t, resource.MustParse("64Mi"), tg.Spec.Template.Spec.Storage.Resources.Requests[corev1.ResourceStorage])
 	require.Empty(t, tg.Namespace)
+	require.Equal(t, DefaultBootImageNamespace, ssp.Annotations[BootImageNamespaceAnnotation])
 
 	hc.Spec.CommonBootImageNamespace = strPtr("golden")
-	require.Equal(t, "golden", sspDICT(t, desiredSSP(hc), testGuest).Namespace,
-		"the SSP operator finds the boot-image namespace on the templates")
+	require.Equal(t, "golden", sspDICT(t, desiredSSP(hc), testGuest).Namespace)
+	require.Equal(t, "golden", desiredSSP(hc).Annotations[BootImageNamespaceAnnotation],
+		"the SSP operator finds the boot-image namespace on the SSP")
 	hc.Spec.EnableCommonBootImageImport = boolPtr(false)
 	hc.Spec.DataImportCronTemplates = nil
 	require.Empty(t, desiredSSP(hc).Spec.CommonTemplates.DataImportCronTemplates)

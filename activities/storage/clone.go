@@ -49,10 +49,10 @@ func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (cdi.I
 	if err != nil {
 		return cdi.ImportResult{}, err
 	}
-	if err := a.finishDisk(dst); err != nil {
+	if err := GrowRaw(ctx, dst, req.Size); err != nil {
 		return cdi.ImportResult{}, err
 	}
-	return cdi.ImportResult{Format: "raw", VirtualSize: st.Size(), ResumedFrom: last.Offset}, GrowRaw(ctx, dst, req.Size)
+	return cdi.ImportResult{Format: "raw", VirtualSize: st.Size(), ResumedFrom: last.Offset}, a.finishDisk(dst)
 }
 
 // reflink clones src into a new dst sharing its extents (FICLONE).

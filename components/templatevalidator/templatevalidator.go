@@ -8,10 +8,14 @@ import (
 	"context"
 	"crypto/x509"
 	"flag"
+	"fmt"
 	"net/http"
 
+	templatev1 "github.com/openshift/api/template/v1"
 	"go.temporal.io/sdk/client"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/virtflow/virtflow/components/manager"
@@ -26,6 +30,13 @@ func Main(ctx context.Context, args []string) error {
 		fs.StringVar(&certDir, "cert-dir", ssp.CertDir, "directory of the serving tls.crt and tls.key")
 	}}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		// Informers start on first use: started here, the cache's sync
+		// (and readiness) waits for them, not the first admission call.
+		for _, obj := range []crclient.Object{&templatev1.Template{}, &kubevirtv1.VirtualMachine{}} {
+			if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
+				return fmt.Errorf("watching %T: %w", obj, err)
+			}
+		}
 		build := func(context.Context) (http.Handler, *x509.CertPool, error) {
 			return Handlers(mgr), nil, nil
 		}

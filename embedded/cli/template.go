@@ -50,7 +50,7 @@ func template(ctx context.Context, args []string, out io.Writer) error {
 	fs.Var(&params, "p", "a parameter's value, NAME=VALUE (repeatable)")
 	ns := fs.String("n", "openshift", "the template's namespace")
 	file := fs.String("f", "", "read the template from this file (- for standard input)")
-	_ = fs.Bool("local", false, "process without the cluster (implied by -f)")
+	local := fs.Bool("local", false, "process without the cluster (needs -f; implied by it)")
 	labels := fs.String("l", "", "labels to add to every object, k=v[,k=v]")
 	output := fs.String("o", "json", "json or yaml")
 	ignoreUnknown := fs.Bool("ignore-unknown-parameters", false, "skip parameters the template does not declare")
@@ -59,6 +59,9 @@ func template(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	name, assignments := splitTemplateArgs(fs.Args())
+	if *local && *file == "" {
+		return errors.New("--local needs the template from a file (-f FILE)")
+	}
 	tpl, err := loadTemplate(ctx, *file, *ns, name, *kubeconfig)
 	if err != nil {
 		return err
@@ -82,8 +85,8 @@ func template(ctx context.Context, args []string, out io.Writer) error {
 	return render(out, *output, processed.Objects)
 }
 
-// markTemplateNamespace labels the VMs made from a template read from the
-// cluster with the template's namespace, as the console does when it
+// markTemplateNamespace labels the VMs made from a template that names its
+// namespace (read from the cluster, or a file that says it) with it, as the console does when it
 // creates a VM from a template: with its name, which the template sets,
 // that is how the template validator finds the VM's rules.
 func markTemplateNamespace(objects []runtime.RawExtension, tpl *templatev1.Template) {
@@ -96,7 +99,7 @@ func markTemplateNamespace(objects []runtime.RawExtension, tpl *templatev1.Templ
 			continue
 		}
 		labels := u.GetLabels()
-		if labels[vmTemplateLabel] != tpl.Name {
+		if tpl.Name == "" || labels[vmTemplateLabel] != tpl.Name {
 			continue
 		}
 		labels[vmTemplateNamespaceLabel] = tpl.Namespace

@@ -71,6 +71,40 @@ func (t *nodeTools) ensureCSIProvisioner(ctx context.Context, o Options, say fun
 	return err
 }
 
+// nodeImages are the images the node imports: the platform's, the
+// add-ons' and Tekton's, each packed through the layer cache.
+func (p *Platform) nodeImages(t nodeTools, addonImages ...images.Image) ([]images.Image, error) {
+	o := p.opts
+	launcher, err := launcherImage(o)
+	if err != nil {
+		return nil, err
+	}
+	comps, err := componentsImage(launcher.BaseTars)
+	if err != nil {
+		return nil, err
+	}
+	p.componentsImage = comps.Ref
+	cli, err := cliDownloadsImage(comps, o.CLIDownloads)
+	if err != nil {
+		return nil, err
+	}
+	p.cliDownloadsImage = cli.Ref
+	guestfs, err := libguestfsImage(o)
+	if err != nil {
+		return nil, err
+	}
+	provisioner := images.Command(CSIProvisionerRepository+":"+t.csiVersion, filepath.Join(t.csi, "csi-provisioner"), "/csi-provisioner", "")
+	p.csiProvisionerImage = provisioner.Ref
+	all := append([]images.Image{launcher, comps, cli, provisioner, guestfs}, addonImages...)
+	if t.tekton != nil {
+		all = append(all, t.tekton.Images...)
+	}
+	for i := range all {
+		all[i].CacheDir = filepath.Join(o.CacheDir, "image-layers")
+	}
+	return all, nil
+}
+
 // ensureTekton adds Tekton Pipelines' build, images and manifests.
 func (t *nodeTools) ensureTekton(ctx context.Context, o Options, say func(string)) error {
 	bin, version, err := binaries.EnsureTekton(ctx, filepath.Join(filepath.Dir(o.ToolsDir), "tekton"), o.CacheDir, say)
@@ -111,33 +145,9 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if cfg.Credentials, err = p.cp.NodeCredentials(NodeName, NodeBridge.Address.Addr().AsSlice()); err != nil {
 		return err
 	}
-	launcher, err := launcherImage(o)
-	if err != nil {
-		return err
-	}
-	comps, err := componentsImage(launcher.BaseTars)
-	if err != nil {
-		return err
-	}
-	p.componentsImage = comps.Ref
-	cli, err := cliDownloadsImage(comps, o.CLIDownloads)
-	if err != nil {
-		return err
-	}
-	p.cliDownloadsImage = cli.Ref
-	guestfs, err := libguestfsImage(o)
-	if err != nil {
-		return err
-	}
-	provisioner := images.Command(CSIProvisionerRepository+":"+t.csiVersion, filepath.Join(t.csi, "csi-provisioner"), "/csi-provisioner", "")
-	p.csiProvisionerImage = provisioner.Ref
 	cfg.PauseBinary, cfg.ClusterDNS = siblingBinary("pause"), dnsIP
-	cfg.Images = []images.Image{launcher, comps, cli, dns.Image, registry.Image, provisioner, guestfs}
-	if t.tekton != nil {
-		cfg.Images = append(cfg.Images, t.tekton.Images...)
-	}
-	for i := range cfg.Images {
-		cfg.Images[i].CacheDir = filepath.Join(o.CacheDir, "image-layers")
+	if cfg.Images, err = p.nodeImages(t, dns.Image, registry.Image); err != nil {
+		return err
 	}
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
 	if p.node, err = node.Start(ctx, cfg); err != nil {
@@ -202,7 +212,10 @@ func baseTarball(given, script, what string) (string, error) {
 	if given != "" {
 		return given, nil
 	}
-	out, err := exec.Command(script).Output()
+	// Its progress and errors go to the user: a base takes minutes.
+	cmd := exec.Command(script)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("building %s base (%s): %w", what, script, err)
 	}

@@ -71,17 +71,9 @@ func (p *Platform) start(ctx context.Context) error {
 	if os.Geteuid() != 0 {
 		return errors.New("virtflow up needs root: it runs a Kubernetes node, whose containerd and runc create namespaces, cgroups and mounts for pods and whose kubelet and kube-proxy program the host's network")
 	}
-	tools, err := ensureNodeTools(ctx, o, p.say)
+	tools, err := startTools(ctx, o, p.say)
 	if err != nil {
 		return err
-	}
-	if err := tools.ensureCSIProvisioner(ctx, o, p.say); err != nil {
-		return err
-	}
-	if !o.NoTekton {
-		if err := tools.ensureTekton(ctx, o, p.say); err != nil {
-			return err
-		}
 	}
 	if _, err := NodeBridge.Ensure(ctx); err != nil {
 		return err
@@ -183,4 +175,20 @@ func (p *Platform) say(msg string) {
 	if p.opts.Out != nil {
 		fmt.Fprintf(p.opts.Out, "%s  %s\n", time.Now().Format("15:04:05"), msg)
 	}
+}
+
+// startTools are the cached builds a start needs: the node's, the CSI
+// external-provisioner and, unless left out, Tekton.
+func startTools(ctx context.Context, o Options, say func(string)) (nodeTools, error) {
+	tools, err := ensureNodeTools(ctx, o, say)
+	if err != nil {
+		return tools, err
+	}
+	if err := tools.ensureCSIProvisioner(ctx, o, say); err != nil {
+		return tools, err
+	}
+	if o.NoTekton {
+		return tools, nil
+	}
+	return tools, tools.ensureTekton(ctx, o, say)
 }

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Managed creates desired or, when it exists, reverts any field of its spec
-// and labels that the HyperConverged manages. It reports whether it wrote.
+// Managed creates desired or, when it exists, reverts any field of its spec,
+// labels and annotations that the HyperConverged manages. It reports whether it wrote.
 // Fields the server defaulted, which desired leaves unset, are not drift.
 func Managed(ctx context.Context, c client.Client, desired client.Object) (bool, error) {
 	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
@@ -48,6 +48,14 @@ func Managed(ctx context.Context, c client.Client, desired client.Object) (bool,
 		labels[k] = v
 	}
 	existing.SetLabels(labels)
+	annotations := existing.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	for k, v := range desired.GetAnnotations() {
+		annotations[k] = v
+	}
+	existing.SetAnnotations(annotations)
 	existing.SetOwnerReferences(desired.GetOwnerReferences())
 	if err := c.Update(ctx, existing); err != nil {
 		return false, fmt.Errorf("reverting %s %s to the HyperConverged's settings: %w", kind, desired.GetName(), err)
@@ -56,19 +64,25 @@ func Managed(ctx context.Context, c client.Client, desired client.Object) (bool,
 }
 
 func drifted(want map[string]any, existing *unstructured.Unstructured) bool {
-	for k, v := range wantLabels(want) {
+	for k, v := range wantMeta(want, "labels") {
 		if existing.GetLabels()[k] != v {
+			return true
+		}
+	}
+	for k, v := range wantMeta(want, "annotations") {
+		if existing.GetAnnotations()[k] != v {
 			return true
 		}
 	}
 	return !subset(want["spec"], existing.Object["spec"])
 }
 
-func wantLabels(want map[string]any) map[string]string {
+// wantMeta is the desired object's labels or annotations (field).
+func wantMeta(want map[string]any, field string) map[string]string {
 	out := map[string]string{}
 	meta, _ := want["metadata"].(map[string]any)
-	labels, _ := meta["labels"].(map[string]any)
-	for k, v := range labels {
+	values, _ := meta[field].(map[string]any)
+	for k, v := range values {
 		out[k], _ = v.(string)
 	}
 	return out

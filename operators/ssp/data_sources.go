@@ -61,10 +61,7 @@ func (d *Deployer) deployBootSources(ctx context.Context, owner client.Object) e
 	if err != nil {
 		return err
 	}
-	if err := d.ensureNamespace(ctx, p.Namespace.Name); err != nil {
-		return err
-	}
-	for _, obj := range []client.Object{p.ViewRole, p.ViewRoleBinding, p.EditRole} {
+	for _, obj := range []client.Object{p.Namespace, p.ViewRole, p.ViewRoleBinding, p.EditRole} {
 		if err := d.applyObject(ctx, obj); err != nil {
 			return err
 		}
@@ -109,7 +106,13 @@ func (d *Deployer) writeDataSources(ctx context.Context, p bootsources.Plan) (ma
 }
 
 func (d *Deployer) claimExists(ctx context.Context, ns, name string) (bool, error) {
-	err := d.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.PersistentVolumeClaim{})
+	// The API server itself: a cache would watch every claim in the
+	// cluster for a handful of names.
+	var r client.Reader = d.Client
+	if d.Reader != nil {
+		r = d.Reader
+	}
+	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.PersistentVolumeClaim{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -120,7 +123,8 @@ func (d *Deployer) claimExists(ctx context.Context, ns, name string) (bool, erro
 }
 
 // writeCrons creates missing crons; one whose spec changed is deleted, to
-// be created anew on the next pass, as SSP does.
+// be created anew on the next pass, as SSP does; one missing labels or
+// annotations gets them.
 func (d *Deployer) writeCrons(ctx context.Context, kept []cdiv1.DataImportCron) error {
 	for i := range kept {
 		want := &kept[i]
@@ -131,12 +135,42 @@ func (d *Deployer) writeCrons(ctx context.Context, kept []cdiv1.DataImportCron) 
 			err = d.Client.Create(ctx, want)
 		case err == nil && bootsources.CronMustBeReplaced(found, want):
 			err = d.Client.Delete(ctx, found)
+		case err == nil && !metadataHeld(found, want):
+			found.Labels, found.Annotations = merged(found.Labels, want.Labels), merged(found.Annotations, want.Annotations)
+			err = d.Client.Update(ctx, found)
 		}
 		if client.IgnoreNotFound(client.IgnoreAlreadyExists(err)) != nil {
 			return fmt.Errorf("writing DataImportCron %s/%s: %w", want.Namespace, want.Name, err)
 		}
 	}
 	return nil
+}
+
+// metadataHeld tells whether found carries every label and annotation of
+// want.
+func metadataHeld(found, want *cdiv1.DataImportCron) bool {
+	for k, v := range want.Labels {
+		if found.Labels[k] != v {
+			return false
+		}
+	}
+	for k, v := range want.Annotations {
+		if found.Annotations[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func merged(have, want map[string]string) map[string]string {
+	out := make(map[string]string, len(have)+len(want))
+	for k, v := range have {
+		out[k] = v
+	}
+	for k, v := range want {
+		out[k] = v
+	}
+	return out
 }
 
 func (d *Deployer) removeStale(ctx context.Context, p bootsources.Plan, kept []cdiv1.DataImportCron) error {
@@ -189,15 +223,23 @@ func (d *Deployer) probeBootSources(ctx context.Context, owner client.Object) er
 	return nil
 }
 
-// undeployBootSources removes the crons and DataSources the SSP owns; the
-// imported claims, someone's data, stay.
+// undeployBootSources removes the crons, DataSources and roles the SSP
+// owns; the namespace and the imported claims, someone's data, stay.
 func (d *Deployer) undeployBootSources(ctx context.Context, owner client.Object) error {
 	p, err := bootPlan(owner)
 	if err != nil {
 		return err
 	}
 	p.DataSources = nil
-	return d.removeStale(ctx, p, nil)
+	if err := d.removeStale(ctx, p, nil); err != nil {
+		return err
+	}
+	for _, obj := range []client.Object{p.ViewRoleBinding, p.ViewRole, p.EditRole} {
+		if err := d.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing %s: %w", obj.GetName(), err)
+		}
+	}
+	return nil
 }
 
 // applyObject server-side applies a typed object.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,7 +65,21 @@ func TestBootSourcesAreKeptByCronsUnlessSomeoneProvidedAClaim(t *testing.T) {
 	require.NoError(t, d.Deploy(ctx, owner, DataSources))
 	require.NoError(t, d.Probe(ctx, owner, DataSources))
 
+	ns := &corev1.Namespace{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: DefaultBootImageNamespace}, ns))
+	require.Equal(t, "data-sources", ns.Labels["app.kubernetes.io/name"], "the namespace is SSP's")
+	cron := &cdiv1.DataImportCron{}
+	key := client.ObjectKey{Namespace: DefaultBootImageNamespace, Name: "virtflow-test-guest-image-cron"}
+	require.NoError(t, c.Get(ctx, key, cron))
+	delete(cron.Labels, "app.kubernetes.io/name")
+	require.NoError(t, c.Update(ctx, cron))
+	require.NoError(t, d.Deploy(ctx, owner, DataSources))
+	require.NoError(t, c.Get(ctx, key, cron))
+	require.Equal(t, "data-sources", cron.Labels["app.kubernetes.io/name"], "a cron's labels are put back")
+
 	require.NoError(t, d.Undeploy(ctx, owner, DataSources))
+	err = c.Get(ctx, client.ObjectKey{Namespace: DefaultBootImageNamespace, Name: "os-images.kubevirt.io:view"}, &rbacv1.Role{})
+	require.True(t, apierrors.IsNotFound(err), "the open view role goes with the SSP: %v", err)
 	crons := &cdiv1.DataImportCronList{}
 	require.NoError(t, c.List(ctx, crons))
 	require.Empty(t, crons.Items)

@@ -138,15 +138,12 @@ func templateOptions(owner client.Object) (commontemplates.Options, error) {
 	return commontemplates.Options{Namespace: ns, DataSourceNamespace: bootImageNamespace(u), SSPLabels: owner.GetLabels()}, nil
 }
 
-// bootImageNamespace is the namespace of the SSP's first DataImportCron
-// template that names one, else DefaultBootImageNamespace.
+// bootImageNamespace is the boot-image namespace HCO names on the SSP CR,
+// else DefaultBootImageNamespace. It is never taken from a DataImportCron
+// template: a user's own may name any namespace.
 func bootImageNamespace(u *unstructured.Unstructured) string {
-	crons, _, _ := unstructured.NestedSlice(u.Object, "spec", "commonTemplates", "dataImportCronTemplates")
-	for _, c := range crons {
-		m, _ := c.(map[string]any)
-		if ns, _, _ := unstructured.NestedString(m, "metadata", "namespace"); ns != "" {
-			return ns
-		}
+	if ns := u.GetAnnotations()[operands.BootImageNamespaceAnnotation]; ns != "" {
+		return ns
 	}
 	return DefaultBootImageNamespace
 }

@@ -6,6 +6,7 @@ import (
 
 	templatev1 "github.com/openshift/api/template/v1"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -89,15 +90,32 @@ func TestAnOlderTemplateIsDeprecatedNotRemoved(t *testing.T) {
 	require.Equal(t, rv, got.ResourceVersion, "a deprecated template is left alone")
 }
 
-func TestTemplatesFollowTheBootSourcesNamespace(t *testing.T) {
+func TestTemplatesFollowTheBootImageNamespaceHCONames(t *testing.T) {
 	owner := sspCR("templates")
+	// A user's own cron, sorting first, names its own namespace: it does
+	// not move the boot sources.
 	require.NoError(t, unstructured.SetNestedSlice(owner.Object, []any{
-		map[string]any{"metadata": map[string]any{"name": "fedora-image-cron", "namespace": "images"}},
+		map[string]any{"metadata": map[string]any{"name": "alpine-cron", "namespace": "team-a"}},
 	}, "spec", "commonTemplates", "dataImportCronTemplates"))
 	opts, err := templateOptions(owner)
 	require.NoError(t, err)
 	require.Equal(t, "templates", opts.Namespace)
+	require.Equal(t, DefaultBootImageNamespace, opts.DataSourceNamespace)
+	owner.SetAnnotations(map[string]string{"ssp.virtflow.io/boot-image-namespace": "images"})
+	opts, err = templateOptions(owner)
+	require.NoError(t, err)
 	require.Equal(t, "images", opts.DataSourceNamespace)
 	_, err = templateOptions(sspCR(""))
 	require.EqualError(t, err, "spec.commonTemplates.namespace is empty")
+}
+
+func TestTheValidatorRunsTheReplicasTheSSPAsksFor(t *testing.T) {
+	owner := sspCR("openshift")
+	objs, err := Install{Namespace: "kubevirt-hyperconverged", Image: "img"}.Render(context.Background(), nil, owner, Validator)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, *objs[0].(*appsv1.Deployment).Spec.Replicas, "one unless asked, as upstream")
+	require.NoError(t, unstructured.SetNestedField(owner.Object, int64(2), "spec", "templateValidator", "replicas"))
+	objs, err = Install{Namespace: "kubevirt-hyperconverged", Image: "img"}.Render(context.Background(), nil, owner, Validator)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, *objs[0].(*appsv1.Deployment).Spec.Replicas)
 }

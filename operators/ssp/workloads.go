@@ -7,6 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,7 +28,7 @@ const (
 
 // Install is what ssp-operator's workloads are made of.
 type Install struct {
-	// Namespace is where the validator runs (the SSP CR's).
+	// Namespace is where the validator runs (the operator's).
 	Namespace string
 	// Image holds /usr/bin/virtflow, which runs the validator.
 	Image string
@@ -36,10 +37,10 @@ type Install struct {
 }
 
 // Render returns a component's objects.
-func (in Install) Render(ctx context.Context, c client.Reader, _ client.Object, name string) ([]client.Object, error) {
+func (in Install) Render(ctx context.Context, c client.Reader, owner client.Object, name string) ([]client.Object, error) {
 	switch name {
 	case Validator:
-		return in.validator(ctx, c)
+		return in.validator(ctx, c, validatorReplicas(owner))
 	}
 	return nil, fmt.Errorf("ssp-operator has no workload for %s", name)
 }
@@ -53,7 +54,7 @@ func selector() map[string]string { return map[string]string{"kubevirt.io": Vali
 
 // validator is virt-template-validator: its Deployment, Service, serving
 // certificate and webhook configuration.
-func (in Install) validator(ctx context.Context, r client.Reader) ([]client.Object, error) {
+func (in Install) validator(ctx context.Context, r client.Reader, replicas int32) ([]client.Object, error) {
 	ns, l := in.Namespace, labels()
 	certs, bundle, err := component.ServingCert(ctx, r, ns, ValidatorCerts, []string{Validator + "." + ns + ".svc"}, l)
 	if err != nil {
@@ -64,9 +65,26 @@ func (in Install) validator(ctx context.Context, r client.Reader) ([]client.Obje
 	c.SecurityContext = component.NonRoot()
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "certificates", MountPath: CertDir, ReadOnly: true}}
 	d := component.Deployment(ns, Validator, validatorSA, l, selector(), c, component.ServingVolume(ValidatorCerts))
+	// The webhook fails closed on every VM write: more than one replica
+	// keeps VMs writable while one pod moves.
+	d.Spec.Replicas = &replicas
 	objs := []client.Object{d, certs, component.Service(ns, Validator, selector(), l),
 		ValidatingWebhooks(component.ServiceClientConfig(ns, Validator, bundle), l)}
 	return append(objs, component.Identity(ns, validatorSA, in.ClusterRole, l)...), nil
+}
+
+// validatorReplicas is the SSP's spec.templateValidator.replicas (HCO
+// asks for 2), 1 when unset, as upstream.
+func validatorReplicas(owner client.Object) int32 {
+	u, ok := owner.(*unstructured.Unstructured)
+	if !ok {
+		return 1
+	}
+	n, found, _ := unstructured.NestedInt64(u.Object, "spec", "templateValidator", "replicas")
+	if !found || n < 1 {
+		return 1
+	}
+	return int32(n)
 }
 
 // ValidatingWebhooks is upstream's virt-template-validator configuration:

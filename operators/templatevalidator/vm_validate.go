@@ -43,13 +43,7 @@ func (v *VMValidator) Handle(ctx context.Context, req admission.Request) admissi
 	}
 	rules, err := v.rulesFor(ctx, vm)
 	if err != nil {
-		var parse error
-		if inner := errors.Unwrap(err); inner != nil {
-			parse = inner
-		} else {
-			parse = err
-		}
-		return badRequest(parse)
+		return badRequest(err)
 	}
 	res := templatevalidation.Evaluate(vm, rules)
 	if res.Denied() {
@@ -66,7 +60,7 @@ func (v *VMValidator) rulesFor(ctx context.Context, vm *kubevirtv1.VirtualMachin
 		return nil, nil
 	}
 	if own := vm.Annotations[VMValidationsKey]; own != "" {
-		return templatevalidation.Parse(own)
+		return parseRules(own)
 	}
 	key, ok := templateKeyOf(vm)
 	if !ok {
@@ -80,7 +74,20 @@ func (v *VMValidator) rulesFor(ctx context.Context, vm *kubevirtv1.VirtualMachin
 		}
 		return nil, fmt.Errorf("reading template %s: %w", key, err)
 	}
-	return templatevalidation.Parse(tmpl.Annotations[TemplateValidationsKey])
+	return parseRules(tmpl.Annotations[TemplateValidationsKey])
+}
+
+// parseRules answers a malformed rules annotation in upstream's words: the
+// decoder's error alone, without our context.
+func parseRules(annotation string) ([]templatevalidation.Rule, error) {
+	rules, err := templatevalidation.Parse(annotation)
+	if err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			return nil, inner
+		}
+		return nil, err
+	}
+	return rules, nil
 }
 
 func splitKey(key string) (string, string) {
