@@ -2,8 +2,6 @@ package ssp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,10 +27,6 @@ const CommonTemplates = "common-templates"
 // unless the SSP's DataImportCron templates name another namespace; every
 // template's DATA_SOURCE_NAMESPACE defaults to it.
 const DefaultBootImageNamespace = operands.DefaultBootImageNamespace
-
-// renderedHash records the digest of what was applied, so a resync does
-// not apply a hundred unchanged templates again.
-const renderedHash = "ssp.virtflow.io/rendered-hash"
 
 // Deployer runs the validator as pods (Workloads) and installs the common
 // templates and the boot sources itself: they are objects, not pods, and
@@ -88,7 +82,7 @@ func (d *Deployer) Probe(ctx context.Context, owner client.Object, name string) 
 	desired := commontemplates.Templates(opts)
 	n := 0
 	for _, t := range desired {
-		if got, ok := installed[t.Name]; ok && got.Annotations[renderedHash] == hashOf(&t) {
+		if got, ok := installed[t.Name]; ok && inSync(&got, &t) {
 			n++
 		}
 	}
@@ -174,14 +168,9 @@ func (d *Deployer) installed(ctx context.Context, ns string) (map[string]templat
 func (d *Deployer) applyChanged(ctx context.Context, desired []templatev1.Template, installed map[string]templatev1.Template) error {
 	for i := range desired {
 		t := &desired[i]
-		h := hashOf(t)
-		if got, ok := installed[t.Name]; ok && got.Annotations[renderedHash] == h {
+		if got, ok := installed[t.Name]; ok && inSync(&got, t) {
 			continue
 		}
-		if t.Annotations == nil {
-			t.Annotations = map[string]string{}
-		}
-		t.Annotations[renderedHash] = h
 		if err := d.apply(ctx, t); err != nil {
 			return err
 		}
@@ -235,12 +224,34 @@ func (d *Deployer) apply(ctx context.Context, t *templatev1.Template) error {
 	return nil
 }
 
-// hashOf is the digest of a template as rendered, before its hash
-// annotation is set.
-func hashOf(t *templatev1.Template) string {
-	c := t.DeepCopy()
-	delete(c.Annotations, renderedHash)
-	data, _ := json.Marshal(c)
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
+// inSync tells whether an installed template holds what SSP sets: its
+// labels and annotations, objects, parameters and message, so a resync
+// applies nothing unchanged and reverts what someone edited.
+func inSync(installed, desired *templatev1.Template) bool {
+	for k, v := range desired.Labels {
+		if installed.Labels[k] != v {
+			return false
+		}
+	}
+	for k, v := range desired.Annotations {
+		if installed.Annotations[k] != v {
+			return false
+		}
+	}
+	if installed.Message != desired.Message {
+		return false
+	}
+	return sameJSON(installed.Objects, desired.Objects) && sameJSON(installed.Parameters, desired.Parameters)
+}
+
+// sameJSON compares two values as JSON documents: a stored object comes
+// back as raw bytes, a rendered one may be a Go object.
+func sameJSON(a, b any) bool {
+	var x, y any
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	if errA != nil || errB != nil || json.Unmarshal(ja, &x) != nil || json.Unmarshal(jb, &y) != nil {
+		return false
+	}
+	return equality.Semantic.DeepEqual(x, y)
 }

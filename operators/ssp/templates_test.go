@@ -67,6 +67,13 @@ func TestCommonTemplatesAreInstalledOnceAndProbed(t *testing.T) {
 	require.NoError(t, d.Deploy(ctx, owner, CommonTemplates))
 	require.Equal(t, want, patches, "a resync applies nothing unchanged")
 
+	tmpl.Parameters[0].Value = "edited"
+	require.NoError(t, c.Update(ctx, tmpl))
+	require.EqualError(t, d.Probe(ctx, owner, CommonTemplates), "common-templates: 92 of 93 templates installed in openshift")
+	require.NoError(t, d.Deploy(ctx, owner, CommonTemplates))
+	require.Equal(t, want+1, patches, "an edited template is put back, and only it")
+	require.NoError(t, d.Probe(ctx, owner, CommonTemplates))
+
 	require.NoError(t, d.Undeploy(ctx, owner, CommonTemplates))
 	list := &templatev1.TemplateList{}
 	require.NoError(t, c.List(ctx, list, client.InNamespace("openshift")))
