@@ -223,6 +223,10 @@ func TestDeletingTheHyperConvergedAndAKilledWorkerMidReinstall(t *testing.T) {
 	ctx := context.Background()
 	old := waitAvailable(t, n.c, time.Minute)
 	before := componentPods(t, n.c)
+	// The uninstall guards refuse while VMs or DataVolumes exist: earlier
+	// tests' namespaces may still be going.
+	require.Eventually(t, func() bool { return n.c.Delete(ctx, old.DeepCopy(), crclient.DryRunAll) == nil },
+		2*time.Minute, time.Second, "deleting the HyperConverged was still refused")
 	require.NoError(t, n.c.Delete(ctx, old))
 	require.Eventually(t, func() bool { return apierrors.IsNotFound(n.c.Get(ctx, hcKey(), &hcov1beta1.HyperConverged{})) },
 		3*time.Minute, 250*time.Millisecond, "the HyperConverged was not removed")
