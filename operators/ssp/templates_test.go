@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -125,4 +126,26 @@ func TestTheValidatorRunsTheReplicasTheSSPAsksFor(t *testing.T) {
 	objs, err = Install{Namespace: "kubevirt-hyperconverged", Image: "img"}.Render(context.Background(), nil, owner, Validator)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, *objs[0].(*appsv1.Deployment).Spec.Replicas)
+}
+
+// As upstream, the validator may only read templates and VMs.
+func TestTheValidatorOnlyReadsTemplatesAndVMs(t *testing.T) {
+	objs, err := Install{Namespace: "kubevirt-hyperconverged", Image: "img", ClusterRole: "virtflow"}.Render(context.Background(), nil, sspCR("openshift"), Validator)
+	require.NoError(t, err)
+	var role *rbacv1.ClusterRole
+	var binding *rbacv1.ClusterRoleBinding
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *rbacv1.ClusterRole:
+			role = v
+		case *rbacv1.ClusterRoleBinding:
+			binding = v
+		}
+	}
+	require.NotNil(t, role)
+	require.Equal(t, "template:view", binding.RoleRef.Name)
+	require.Equal(t, "template-validator", binding.Subjects[0].Name)
+	for _, r := range role.Rules {
+		require.Equal(t, []string{"get", "list", "watch"}, r.Verbs)
+	}
 }
