@@ -1,0 +1,76 @@
+// Package ssp orchestrates the durable Tekton tasks: a CustomRun's task as
+// one workflow, and the template pipeline (create a VM from a template,
+// wait for it, execute in it, clean it up) as another, each task one
+// activity so that a finished task is not done again after a crash.
+package ssp
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/virtflow/virtflow/contracts/ssp"
+)
+
+// RunTektonTask runs one task of the catalog as the request's service
+// account. A worker that dies mid-task is noticed by the heartbeat timeout
+// and the task runs again (the tasks are written to be run again); a
+// failure of the task itself ends the workflow with the task's own words.
+// Cancelling it cancels the task and waits until it has stopped.
+func RunTektonTask(ctx workflow.Context, req ssp.TaskRequest) (ssp.TaskResult, error) {
+	p, err := newProgress(ctx)
+	if err != nil {
+		return ssp.TaskResult{}, err
+	}
+	if err := p.set(ctx, req.Task, "Running task "+req.Task); err != nil {
+		return ssp.TaskResult{}, err
+	}
+	var res ssp.TaskResult
+	act := workflow.WithActivityOptions(ctx, taskOptions())
+	// Not wrapped: the failure's message is the CustomRun's as it is.
+	if err := workflow.ExecuteActivity(act, ssp.RunTaskStepName, req).Get(act, &res); err != nil {
+		return res, err
+	}
+	return res, p.set(ctx, ssp.StepCompleted, fmt.Sprintf("Task %s completed", req.Task))
+}
+
+// taskOptions run a task for as long as it takes: its CustomRun's timeout
+// is what cancels it. The heartbeat timeout notices a lost worker; only
+// failures to reach the API server are retried, the task's own are final.
+func taskOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 24 * time.Hour,
+		HeartbeatTimeout:    30 * time.Second,
+		// A cleanup after cancellation must not race a task that has
+		// not noticed it yet.
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			NonRetryableErrorTypes: []string{ssp.ErrTypeUnknownTask, ssp.ErrTypeInvalidParams, ssp.ErrTypeTaskFailed},
+		},
+	}
+}
+
+// progress is a run's Progress, answered by query and published in the
+// memo the controller reads.
+type progress struct {
+	p ssp.Progress
+}
+
+func newProgress(ctx workflow.Context) (*progress, error) {
+	pr := &progress{}
+	if err := workflow.SetQueryHandler(ctx, ssp.ProgressQuery, func() (ssp.Progress, error) { return pr.p, nil }); err != nil {
+		return nil, fmt.Errorf("registering the progress query: %w", err)
+	}
+	return pr, nil
+}
+
+func (pr *progress) set(ctx workflow.Context, step, message string) error {
+	pr.p = ssp.Progress{Step: step, Message: message}
+	if err := workflow.UpsertMemo(ctx, map[string]interface{}{ssp.ProgressMemoKey: pr.p}); err != nil {
+		return fmt.Errorf("publishing progress: %w", err)
+	}
+	return nil
+}
