@@ -31,6 +31,10 @@ const (
 	CSIProvisionerImage = "CSI_PROVISIONER_IMAGE"
 	// DomainType is a YAML scalar: "" (detect on each node), kvm or qemu.
 	DomainType = "DOMAIN_TYPE"
+	// TektonTasksImage and TektonTasksDiskVirtImage are the Tekton tasks'
+	// step images ssp-operator names in the Tasks it installs.
+	TektonTasksImage         = "TEKTON_TASKS_IMAGE"
+	TektonTasksDiskVirtImage = "TEKTON_TASKS_DISK_VIRT_IMAGE"
 )
 
 // Overlay builds an overlay with kustomize, from the manifests this binary

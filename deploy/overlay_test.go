@@ -26,10 +26,12 @@ func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal
 	out, err := Overlay(EmbeddedOverlay, map[string]string{
 		ComponentsTag: "0123abcd", CLIDownloadsTag: "0123abcd-beef", TemporalAddress: "10.244.0.1:7233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
 		HostRoot: "/data/host", CSIProvisionerImage: "virtflow.local/csi-provisioner:v5.3.0", DomainType: `""`,
+		TektonTasksImage: "virtflow.local/tekton-tasks:0a0b", TektonTasksDiskVirtImage: "virtflow.local/tekton-tasks-disk-virt:0c0d",
 	})
 	require.NoError(t, err)
 	for _, want := range []string{"kubelet-root: /data/kubelet", "node-dir: /data/nodes", "host-root: /data/host",
-		"csi-provisioner-image: virtflow.local/csi-provisioner:v5.3.0", `domain-type: ""`, "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator",
+		"csi-provisioner-image: virtflow.local/csi-provisioner:v5.3.0", `domain-type: ""`,
+		"tekton-tasks-image: virtflow.local/tekton-tasks:0a0b", "tekton-tasks-disk-virt-image: virtflow.local/tekton-tasks-disk-virt:0c0d", "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator",
 		"image: virtflow.local/virtctl-downloads:0123abcd-beef\n        imagePullPolicy: IfNotPresent\n        name: server"} {
 		require.Contains(t, string(out), want)
 	}

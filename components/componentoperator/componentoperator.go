@@ -42,6 +42,9 @@ type settings struct {
 	// webhookCertDir, when set, has hostpath-provisioner-operator serve its
 	// validating webhook with the certificate there.
 	webhookCertDir string
+	// tektonTasksImage and tektonTasksDiskVirtImage are the step images
+	// ssp-operator names in the Tekton tasks it installs.
+	tektonTasksImage, tektonTasksDiskVirtImage string
 }
 
 // Main runs the operator name until ctx ends.
@@ -91,6 +94,8 @@ func (s *settings) flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths on every node")
 	fs.StringVar(&s.provisionerImage, "csi-provisioner-image", "registry.k8s.io/sig-storage/csi-provisioner:v5.3.0", "kubernetes-csi's external-provisioner")
 	fs.StringVar(&s.domainType, "domain-type", "", "virt-handler's guest type (kvm or qemu); detected on each node when empty")
+	fs.StringVar(&s.tektonTasksImage, "tekton-tasks-image", "quay.io/virtflow/tekton-tasks:v0.1.0", "ssp-operator: the Tekton tasks' step programs")
+	fs.StringVar(&s.tektonTasksDiskVirtImage, "tekton-tasks-disk-virt-image", "quay.io/virtflow/tekton-tasks-disk-virt:v0.1.0", "ssp-operator: the disk-virt tasks' step programs on libguestfs tools")
 	fs.StringVar(&s.webhookCertDir, "webhook-cert-dir", "", "hostpath-provisioner-operator: directory of the webhook's tls.crt and tls.key; no webhook when empty")
 }
 

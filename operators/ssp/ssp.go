@@ -1,8 +1,9 @@
 // Package ssp is ssp-operator: an SSP CR gets the template validator (a
 // validating webhook for VMs, as pods), the common templates in its
 // commonTemplates.namespace, the boot sources (DataSources and the
-// DataImportCrons that fill them) in the boot-image namespace, and the VM
-// delete protection policy. The VM console proxy is not built yet and its
+// DataImportCrons that fill them) in the boot-image namespace, the VM
+// delete protection policy, and, where Tekton Pipelines is installed, the
+// Tekton tasks and example pipelines. The VM console proxy is not built yet and its
 // conditions say so.
 package ssp
 
@@ -19,7 +20,7 @@ var NotBuilt = []string{"vm-console-proxy"}
 func Kind(version string) component.Kind {
 	return component.Kind{
 		GVK:        schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
-		Components: []string{Validator, CommonTemplates, DataSources},
+		Components: []string{Validator, CommonTemplates, DataSources, TektonTasks},
 		NotBuilt:   NotBuilt,
 		Finalizer:  "finalize.ssp.kubevirt.io",
 		Style:      component.ConditionsV1,

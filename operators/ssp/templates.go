@@ -33,6 +33,9 @@ const DefaultBootImageNamespace = operands.DefaultBootImageNamespace
 // live in other namespaces than the CR's.
 type Deployer struct {
 	*component.Workloads
+	// Tekton renders the Tekton tasks' objects; none are installed when
+	// nil.
+	Tekton TektonManifests
 }
 
 // Deploy starts the component.
@@ -40,6 +43,8 @@ func (d *Deployer) Deploy(ctx context.Context, owner client.Object, name string)
 	switch name {
 	case DataSources:
 		return d.deployBootSources(ctx, owner)
+	case TektonTasks:
+		return d.deployTektonTasks(ctx, owner)
 	case CommonTemplates:
 	default:
 		return d.Workloads.Deploy(ctx, owner, name)
@@ -67,6 +72,8 @@ func (d *Deployer) Probe(ctx context.Context, owner client.Object, name string) 
 	switch name {
 	case DataSources:
 		return d.probeBootSources(ctx, owner)
+	case TektonTasks:
+		return d.probeTektonTasks(ctx, owner)
 	case CommonTemplates:
 	default:
 		return d.Workloads.Probe(ctx, owner, name)
@@ -97,6 +104,8 @@ func (d *Deployer) Undeploy(ctx context.Context, owner client.Object, name strin
 	switch name {
 	case DataSources:
 		return d.undeployBootSources(ctx, owner)
+	case TektonTasks:
+		return d.undeployTektonTasks(ctx, owner)
 	case CommonTemplates:
 	default:
 		return d.Workloads.Undeploy(ctx, owner, name)
@@ -115,7 +124,7 @@ func (d *Deployer) Undeploy(ctx context.Context, owner client.Object, name strin
 
 // Readiness says what a passing probe shows.
 func (d *Deployer) Readiness() string {
-	return d.Workloads.Readiness() + ", the common templates are installed and the boot sources' crons exist"
+	return d.Workloads.Readiness() + ", the common templates are installed, the boot sources' crons exist and the tekton tasks are installed where Tekton Pipelines is"
 }
 
 // templateOptions reads where the templates go and where their
