@@ -16,6 +16,7 @@ import (
 
 	temporal "go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/networkaddons"
 	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/tasks"
 )
 
 // Names are the operators this command runs, by Deployment name.
@@ -63,7 +65,7 @@ func Main(ctx context.Context, name string, args []string) error {
 		var deployer component.Deployer = &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name}
 		if name == "ssp-operator" {
 			// Templates are objects, not pods: SSP installs them itself.
-			deployer = &ssp.Deployer{Workloads: deployer.(*component.Workloads)}
+			deployer = &ssp.Deployer{Workloads: deployer.(*component.Workloads), Tekton: s.tektonManifests}
 		}
 		r := &component.Reconciler{Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name), Deployer: deployer}
 		if err := r.SetupWithManager(mgr); err != nil {
@@ -119,6 +121,12 @@ func (s settings) operator(name, image string) (component.Kind, component.Render
 		return ssp.Kind(v), in.Render, nil
 	}
 	return component.Kind{}, nil, fmt.Errorf("no operator named %s", name)
+}
+
+// tektonManifests renders the Tekton tasks ssp-operator installs, naming
+// the step images this operator was given.
+func (s settings) tektonManifests(namespace string) ([]*unstructured.Unstructured, error) {
+	return tasks.Manifests(tasks.Images{Tasks: s.tektonTasksImage, DiskVirt: s.tektonTasksDiskVirtImage}, namespace)
 }
 
 // nothing renders no workload: the kinds whose components are not built
