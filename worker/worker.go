@@ -8,15 +8,21 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
+	"k8s.io/client-go/rest"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/activities/cdicron"
 	hcoacts "github.com/virtflow/virtflow/activities/hco"
+	"github.com/virtflow/virtflow/activities/ssptasks"
 	"github.com/virtflow/virtflow/activities/storage"
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/tasks"
+	"github.com/virtflow/virtflow/tasks/catalog"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
+	sspwf "github.com/virtflow/virtflow/workflows/ssp"
 )
 
 // ControlTaskQueue carries control-plane workflows and activities.
@@ -28,14 +34,42 @@ const DefaultNamespace = "virtflow"
 // DeploymentName names virtflow's workers in Temporal's worker deployments.
 const DeploymentName = "virtflow"
 
+// ControlOption adds what not every control worker runs.
+type ControlOption func(*controlOptions)
+
+type controlOptions struct {
+	durableTasks *rest.Config
+}
+
+// WithDurableTasks has the worker run the durable Tekton tasks' activity:
+// each task acts, through cfg's credentials, as the service account its
+// CustomRun names, which cfg's user must be allowed to impersonate.
+func WithDurableTasks(cfg *rest.Config) ControlOption {
+	return func(o *controlOptions) { o.durableTasks = cfg }
+}
+
 // NewControl returns a worker for ControlTaskQueue with every control-plane
-// workflow and activity registered. kube must know every virtflow kind.
-func NewControl(c client.Client, kube crclient.Client) sdkworker.Worker {
-	w := sdkworker.New(c, ControlTaskQueue, sdkworker.Options{DeploymentOptions: deployment()})
+// workflow and activity registered (the durable tasks' activity only
+// WithDurableTasks). kube must know every virtflow kind.
+func NewControl(c client.Client, kube crclient.Client, opts ...ControlOption) sdkworker.Worker {
+	var o controlOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	// A cancelled durable task hears of it on a heartbeat: send them
+	// every few seconds, not at up to 80% of the 30 s heartbeat timeout.
+	w := sdkworker.New(c, ControlTaskQueue, sdkworker.Options{
+		DeploymentOptions:            deployment(),
+		MaxHeartbeatThrottleInterval: 5 * time.Second, DefaultHeartbeatThrottleInterval: 5 * time.Second,
+	})
 	hcowf.RegisterWorkflows(w)
 	hco.RegisterActivities(w, &hcoacts.Activities{Client: kube})
 	cdiwf.RegisterWorkflows(w)
 	cdi.RegisterCronActivities(w, &cdicron.Activities{Client: kube})
+	sspwf.RegisterWorkflows(w)
+	if o.durableTasks != nil {
+		ssp.RegisterTaskActivities(w, &ssptasks.Activities{Config: o.durableTasks, Tasks: catalog.Tasks(), Defaults: tasks.WithDefaults})
+	}
 	return w
 }
 

@@ -24,11 +24,13 @@ import (
 	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operators/cdi"
 	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/operators/customrun"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/kubevirt"
 	"github.com/virtflow/virtflow/operators/networkaddons"
 	"github.com/virtflow/virtflow/operators/ssp"
 	"github.com/virtflow/virtflow/tasks"
+	"github.com/virtflow/virtflow/worker"
 )
 
 // Names are the operators this command runs, by Deployment name.
@@ -71,11 +73,32 @@ func Main(ctx context.Context, name string, args []string) error {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s: %w", name, err)
 		}
+		if name == "ssp-operator" {
+			if err := setupDurableTasks(mgr, s.temporal); err != nil {
+				return err
+			}
+		}
 		if name == "hostpath-provisioner-operator" && s.webhookCertDir != "" {
 			return serveHostPathWebhook(mgr, s.webhookCertDir)
 		}
 		return nil
 	})
+}
+
+// setupDurableTasks runs the durable Tekton tasks' CustomRun controller in
+// ssp-operator. Its Temporal client connects lazily (the command's
+// --temporal-address is the one the components get): templates need no
+// Temporal, and the controller only once Tekton Pipelines is installed.
+func setupDurableTasks(mgr ctrl.Manager, address string) error {
+	tc, err := temporal.NewLazyClient(temporal.Options{HostPort: address, Namespace: worker.DefaultNamespace})
+	if err != nil {
+		return fmt.Errorf("creating the durable tasks' Temporal client for %s: %w", address, err)
+	}
+	r := &customrun.Reconciler{Client: mgr.GetClient(), Temporal: tc, Recorder: mgr.GetEventRecorderFor("durable-tasks")}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the durable tasks: %w", err)
+	}
+	return nil
 }
 
 // serveHostPathWebhook serves HostPathProvisioner validation, as upstream's

@@ -1,7 +1,7 @@
 // Package controlworker is the virtflow-worker Deployment's command: the
 // Temporal worker of the virtflow-control task queue, which runs the
-// install, upgrade, import, upload, clone and migration workflows and
-// their cluster-side activities.
+// install, upgrade, import, upload, clone and migration workflows, the
+// durable Tekton tasks, and their cluster-side activities.
 package controlworker
 
 import (
@@ -27,7 +27,9 @@ func Main(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		r := &runner{w: worker.NewControl(tc, direct)}
+		// The durable tasks act as their CustomRuns' service accounts
+		// through the worker's own credentials.
+		r := &runner{w: worker.NewControl(tc, direct, worker.WithDurableTasks(mgr.GetConfig()))}
 		if err := mgr.Add(r); err != nil {
 			return fmt.Errorf("adding the worker: %w", err)
 		}

@@ -273,7 +273,6 @@ func TestDeletedRunStopsItsWorkflowBeforeItGoes(t *testing.T) {
 	require.True(t, crclient.IgnoreNotFound(err) == nil && err != nil, "gone once the workflow stopped: %v", err)
 }
 
-
 func TestServerDeployerRunsAsTheTemplatePipeline(t *testing.T) {
 	h := newHarness(t, customRun(ssp.KindDurablePipeline, ssp.TemplatePipelineName, map[string]any{"params": []any{
 		map[string]any{"name": "vmName", "value": "vm1"},
