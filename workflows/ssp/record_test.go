@@ -85,7 +85,7 @@ func recordRuns() []recordRun {
 				ssp.TaskCreateVMFromTemplate: fail(`templates.template.openshift.io "fedora-server-small" not found`)},
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED},
 		{file: "task_cancelled.json", workflow: ssp.RunTektonTaskWorkflowName, input: task,
-			tasks: map[string]func(context.Context) (ssp.TaskResult, error){ssp.TaskCreateVMFromTemplate: untilCancelled},
+			tasks:    map[string]func(context.Context) (ssp.TaskResult, error){ssp.TaskCreateVMFromTemplate: untilCancelled},
 			cancelAt: ssp.TaskCreateVMFromTemplate, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED},
 		{file: "pipeline_completed.json", workflow: ssp.RunTemplatePipelineWorkflowName, input: pipeline,
 			tasks: map[string]func(context.Context) (ssp.TaskResult, error){
