@@ -79,8 +79,12 @@ func (a *Activities) prepare(req ssp.TaskRequest) (stepenv.Task, stepenv.Params,
 			names = append(names, name)
 		}
 		slices.Sort(names)
+		known := "there are none"
+		if len(names) > 0 {
+			known = "the durable tasks are " + strings.Join(names, ", ")
+		}
 		return stepenv.Task{}, stepenv.Params{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("no durable task %q: the durable tasks are %s", req.Task, strings.Join(names, ", ")), ssp.ErrTypeUnknownTask, nil)
+			fmt.Sprintf("no durable task %q: %s", req.Task, known), ssp.ErrTypeUnknownTask, nil)
 	}
 	if req.Namespace == "" {
 		return stepenv.Task{}, stepenv.Params{}, temporal.NewNonRetryableApplicationError(

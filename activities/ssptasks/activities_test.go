@@ -155,3 +155,10 @@ func TestTransientKnowsConflictsAndUnreachableServers(t *testing.T) {
 	require.True(t, transient(fmt.Errorf("getting template: %w", refused)))
 	require.False(t, transient(apierrors.NewForbidden(schema.GroupResource{Resource: "virtualmachines"}, "vm1", errors.New("no"))))
 }
+
+func TestRunTaskStepWithAnEmptyCatalogSaysThereAreNone(t *testing.T) {
+	a, _, env := setup(t)
+	_, err := run(env, a, ssp.TaskRequest{Task: "cleanup-vm", Namespace: "vms"})
+	app := requireAppError(t, err, ssp.ErrTypeUnknownTask, true)
+	require.Equal(t, `no durable task "cleanup-vm": there are none`, app.Message())
+}
