@@ -57,19 +57,24 @@ func under(rel string, folders ...string) bool {
 
 // allowed lists, per folder, the own folders its packages may import.
 var allowed = map[string][]string{
-	"api":        {"api"},
-	"contracts":  {"api", "contracts"},
-	"workflows":  {"api", "contracts", "workflows"},
-	"kube":       {"api", "contracts", "kube"},
-	"operands":   {"api", "contracts", "kube"},
-	"wire":       {"wire"},
-	"activities": {"api", "contracts", "kube", "operands", "activities"},
+	"api":       {"api"},
+	"contracts": {"api", "contracts"},
+	"workflows": {"api", "contracts", "workflows"},
+	"kube":      {"api", "contracts", "kube"},
+	"operands":  {"api", "contracts", "kube"},
+	"wire":      {"wire"},
+	// activities run the Tekton tasks' step code as durable steps.
+	"activities": {"api", "contracts", "kube", "operands", "activities", "tasks"},
 	"operators":  {"api", "contracts", "kube", "operands", "wire", "version", "operators"},
 	"node":       {"api", "contracts", "kube", "wire", "node"},
-	"worker":     {"api", "contracts", "kube", "activities", "workflows"},
+	"worker":     {"api", "contracts", "kube", "activities", "workflows", "tasks"},
 	// components are the commands of the component pods: each wires
 	// operators or node code, and the worker, to a manager.
-	"components": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "components"},
+	"components": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "components", "tasks"},
+	// tasks are the Tekton step programs: Kubernetes code and virtctl's
+	// VM builder and console stream, never operators or node code (their
+	// binary is static, for images of their own).
+	"tasks": {"api", "kube", "virtctl", "version", "tasks"},
 	// version is the build's version stamp, a leaf.
 	"version": {},
 	// replaytest is the workflows' test helper: it replays recorded

@@ -43,7 +43,7 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("connecting to temporal at %s: %w", *address, err)
 	}
 	defer tc.Close()
-	w, queue := worker.NewControl(tc, kc), worker.ControlTaskQueue
+	w, queue := worker.NewControl(tc, kc, worker.WithDurableTasks(cfg)), worker.ControlTaskQueue
 	if *node != "" {
 		w, queue = worker.NewNode(tc, *node, *nodeIP, launcherpod.User, kc), worker.NodeTaskQueue(*node)
 	}

@@ -188,7 +188,7 @@ func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *r
 		return fmt.Errorf("creating worker kubernetes client: %w", err)
 	}
 	if !cfg.SkipWorker {
-		s.worker = worker.NewControl(s.temporal, direct)
+		s.worker = worker.NewControl(s.temporal, direct, worker.WithDurableTasks(restCfg))
 		if err := s.worker.Start(); err != nil {
 			return fmt.Errorf("starting temporal worker: %w", err)
 		}
