@@ -93,7 +93,8 @@ func TestRolesCoverWhatTheStepsDo(t *testing.T) {
 
 func TestPipelinesAreInstalledWithTheTasks(t *testing.T) {
 	objs := render(t)
-	for _, name := range []string{"server-deployer", "golden-image"} {
+	durable := 0
+	for _, name := range []string{"server-deployer", "golden-image", "golden-image-durable"} {
 		p := find(objs, "Pipeline", name)
 		require.NotNil(t, p, name)
 		assert.Equal(t, "tasks-ns", p.GetNamespace())
@@ -102,8 +103,12 @@ func TestPipelinesAreInstalledWithTheTasks(t *testing.T) {
 		for _, pt := range tasks {
 			ref, _, _ := unstructured.NestedString(pt.(map[string]any), "taskRef", "name")
 			assert.Contains(t, TaskNames(), ref, "pipeline %s", name)
+			if kind, _, _ := unstructured.NestedString(pt.(map[string]any), "taskRef", "kind"); kind == "DurableTask" {
+				durable++
+			}
 		}
 	}
+	assert.Equal(t, 4, durable, "golden-image-durable runs its steps but virt-customize as durable tasks (cleanup-vm, in finally, too)")
 }
 
 func TestManifestsComeInAStableOrder(t *testing.T) {
@@ -117,5 +122,5 @@ func TestManifestsComeInAStableOrder(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"ClusterRole", "ServiceAccount", "RoleBinding", "Task", "Pipeline"}, kinds)
-	assert.Len(t, first, 3*len(tasksWithRBAC)+len(upstreamTasks)+2)
+	assert.Len(t, first, 3*len(tasksWithRBAC)+len(upstreamTasks)+3, "three pipelines")
 }
