@@ -72,11 +72,13 @@ func generate(env stepenv.Env, o *options) (*keyPair, error) {
 		return nil, err
 	}
 	env.Alive(fmt.Sprintf("generating a %s %d key", spec.keyType, spec.bits))
+	// The log says what ssh-keygen says, which users of the task look for.
+	env.Logf("Generating public/private %s key pair.", spec.keyType)
 	keys, err := generateKeyPair(spec)
 	if err != nil {
 		return nil, err
 	}
-	env.Logf("Generated a %s %d key pair, comment %q, fingerprint %s", spec.keyType, spec.bits, spec.comment, keys.fingerprint)
+	env.Logf("The key fingerprint is:\n%s %s", keys.fingerprint, spec.comment)
 	return keys, nil
 }
 

@@ -1,6 +1,7 @@
 package generatesshkeys
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -26,6 +27,7 @@ const fast = "-t ed25519"
 type testEnv struct {
 	stepenv.Env
 	client crclient.Client
+	log    *bytes.Buffer
 }
 
 func newTestEnv(t *testing.T, funcs *interceptor.Funcs, objs ...crclient.Object) *testEnv {
@@ -37,7 +39,8 @@ func newTestEnv(t *testing.T, funcs *interceptor.Funcs, objs ...crclient.Object)
 		b = b.WithInterceptorFuncs(*funcs)
 	}
 	c := b.Build()
-	return &testEnv{client: c, Env: stepenv.Env{Client: c, Namespace: "active", Results: &stepenv.Results{Values: map[string]string{}}}}
+	log := &bytes.Buffer{}
+	return &testEnv{client: c, log: log, Env: stepenv.Env{Client: c, Namespace: "active", Log: log, Results: &stepenv.Results{Values: map[string]string{}}}}
 }
 
 func (te *testEnv) run(values map[string]string, connection ...string) error {
@@ -100,6 +103,7 @@ func TestGeneratedNamesWithTheTaskDefaults(t *testing.T) {
 	assert.Equal(t, ssh.KeyAlgoRSA, pub.Type())
 	assert.Equal(t, signer.PublicKey().Marshal(), pub.Marshal())
 	assert.Equal(t, 4096, pub.(ssh.CryptoPublicKey).CryptoPublicKey().(interface{ Size() int }).Size()*8)
+	assert.Equal(t, "Generating public/private rsa key pair.\nThe key fingerprint is:\n"+ssh.FingerprintSHA256(pub)+" default@generated\n", te.log.String())
 }
 
 // The private key secret is execute-in-vm's connection secret.

@@ -32,6 +32,10 @@ const (
 // value.
 const optionsWithValue = "tbCNfm"
 
+// keygenOptions are all of ssh-keygen's option letters; others are
+// unknown to it.
+const keygenOptions = "ABHKLQUXceghiklopquvyCDEFIMNOPRVYZabfgjmnrstwz"
+
 // keyTypes are ssh-keygen's key type names (-t) for the kinds the task
 // generates; short names match in any case, full names exactly.
 var keyTypes = map[string]struct {
@@ -92,6 +96,8 @@ func readKeygenArgs(args []string) (map[byte]string, error) {
 			switch {
 			case opt == 'q' || opt == 'v':
 				continue // quiet, verbose: nothing to do
+			case !strings.ContainsRune(keygenOptions, rune(opt)):
+				return nil, fmt.Errorf("unknown option -- %c", opt) // getopt's words, as ssh-keygen prints them
 			case !strings.ContainsRune(optionsWithValue, rune(opt)):
 				return nil, fmt.Errorf("ssh-keygen option -%c is not supported (supported: -t, -b, -C, -N, -m, -f, -q, -v)", opt)
 			}

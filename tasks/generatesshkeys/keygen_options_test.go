@@ -64,6 +64,10 @@ func TestKeygenOptions(t *testing.T) {
 	spec, err := parseKeygenOptions(`-C "ci key" -t ed25519`, "fedora")
 	require.NoError(t, err)
 	assert.Equal(t, "ci key", spec.comment)
+	// upstream's own case
+	spec, err = parseKeygenOptions(`-N "my long passphrase 4515645" -C root@myclient`, "root")
+	require.NoError(t, err)
+	assert.Equal(t, keySpec{keyType: "rsa", bits: 4096, comment: "root@myclient", passphrase: "my long passphrase 4515645"}, spec)
 	spec, err = parseKeygenOptions(`-C '' -t ed25519`, "fedora")
 	require.NoError(t, err)
 	assert.Equal(t, "", spec.comment)

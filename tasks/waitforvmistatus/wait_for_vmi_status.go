@@ -30,6 +30,20 @@ var Task = stepenv.Task{Name: "wait-for-vmi-status", Run: run}
 // (and tells the runner it is alive); tests shorten it.
 var pollInterval = 5 * time.Second
 
+// FailureConditionError is the task's failure: the VMI fulfilled the
+// failure condition.
+type FailureConditionError struct {
+	Namespace, Name, Condition, Phase string
+}
+
+func (e *FailureConditionError) Error() string {
+	return fmt.Sprintf("VMI %s/%s fulfilled the failure condition %q (phase %q)", e.Namespace, e.Name, e.Condition, e.Phase)
+}
+
+// ExitCode is upstream's exit code for a fulfilled failure condition, for
+// a step program that exits with the code its error carries.
+func (e *FailureConditionError) ExitCode() int { return 2 }
+
 // options are the task's parameters, checked.
 type options struct {
 	name, namespace  string

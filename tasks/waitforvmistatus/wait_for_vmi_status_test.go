@@ -104,6 +104,10 @@ func TestBadParametersFailWithUpstreamMessages(t *testing.T) {
 		"bad success":       {conditions("status.phase in Running", ""), "success-condition: could not parse condition status.phase in Running: "},
 		"bad failure":       {conditions("", "status.phase === x"), "failure-condition: could not parse condition status.phase === x: "},
 		"bad success first": {conditions("!!", "!!"), "success-condition: "},
+		// upstream's own cases
+		"bad success path":  {conditions("test.....test", ""), "success-condition: invalid condition: cannot parse jsonpath {.test.....test}: invalid multiple recursive descent"},
+		"bad failure chars": {conditions("", "invalid#$%^$&"), "failure-condition: could not parse condition invalid#$%^$&: unable to parse requirement"},
+		"name with spaces":  {map[string]string{ParamVMIName: "name with spaces"}, "invalid vmi-name value: a lowercase RFC 1123 subdomain must consist of"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -142,6 +146,9 @@ func TestFailureConditionFailsTheTask(t *testing.T) {
 		te.setPhase(t, kubevirtv1.Failed)
 		err := te.run(context.Background(), conditions("status.phase == Succeeded", "status.phase in (Failed, Unknown)"))
 		assert.EqualError(t, err, `VMI active/vm fulfilled the failure condition "status.phase in (Failed, Unknown)" (phase "Failed")`)
+		var exit interface{ ExitCode() int }
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, 2, exit.ExitCode(), "upstream's exit code")
 	}
 }
 

@@ -126,8 +126,7 @@ func (w *waiter) evaluate(vmi *kubevirtv1.VirtualMachineInstance) (bool, error) 
 		return true, nil
 	}
 	if w.o.failure.fulfilledBy(vmi) {
-		return true, fmt.Errorf("VMI %s/%s fulfilled the failure condition %q (phase %q)",
-			vmi.Namespace, vmi.Name, w.o.failure.text, vmi.Status.Phase)
+		return true, &FailureConditionError{Namespace: vmi.Namespace, Name: vmi.Name, Condition: w.o.failure.text, Phase: string(vmi.Status.Phase)}
 	}
 	return false, nil
 }
