@@ -8,7 +8,11 @@
 #                   (guest info, users, filesystems, fsfreeze, reboot),
 #                   prints VIRTFLOW-GUEST-READY and runs a shell on the serial
 #                   console
-#   disk.raw        an 8 MiB ext2 image holding virtflow-disk.txt
+#   disk.raw        an 8 MiB ext2 image (no partition table) holding
+#                   virtflow-disk.txt, laid out as a tiny Linux root (/etc
+#                   with fstab and os-release, /bin/sh) so libguestfs's
+#                   inspection finds an operating system on it and
+#                   virt-customize / virt-sysprep accept it
 set -euo pipefail
 
 pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
@@ -16,7 +20,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v4"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v5"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -109,9 +113,26 @@ chmod 0755 "$root/bin/virtflow-agent"
 mkdir -p "$dir.partial"
 cp "$work/k/boot/vmlinuz-$kver" "$dir.partial/vmlinuz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir.partial/initramfs.img"
-mkdir -p "$work/diskroot"
-echo "VIRTFLOW-DISK-OK" > "$work/diskroot/virtflow-disk.txt"
-mke2fs -q -t ext2 -d "$work/diskroot" "$dir.partial/disk.raw" 8M >&2
+# libguestfs calls a filesystem a Linux root when it has /etc, /bin and
+# /etc/fstab (or /etc/hosts); /etc/os-release names it, and /bin/sh tells
+# its architecture (and lets virt-customize --run-command run in it). An
+# empty fstab makes / its only mount point.
+disk="$work/diskroot"
+mkdir -p "$disk"/{bin,etc,root,tmp}
+chmod 1777 "$disk/tmp"
+echo "VIRTFLOW-DISK-OK" > "$disk/virtflow-disk.txt"
+cp /bin/busybox "$disk/bin/busybox"
+ln -s busybox "$disk/bin/sh"
+echo "# the test guest mounts nothing from here" > "$disk/etc/fstab"
+echo "virtflow-guest" > "$disk/etc/hostname"
+printf '127.0.0.1\tlocalhost\n' > "$disk/etc/hosts"
+cat > "$disk/etc/os-release" <<'OSRELEASE'
+NAME="Virtflow Test Guest"
+ID=virtflow-test-guest
+PRETTY_NAME="Virtflow Test Guest (busybox)"
+VERSION_ID=2
+OSRELEASE
+mke2fs -q -t ext2 -d "$disk" "$dir.partial/disk.raw" 8M >&2
 chmod 0644 "$dir.partial"/*
 rm -rf "$dir"
 mv "$dir.partial" "$dir"
