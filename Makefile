@@ -10,6 +10,7 @@ install:
 
 up: install
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow-tasks
 	./bin/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
 
 test: install unit integration
@@ -35,3 +36,5 @@ generate:
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause ./cmd/virtctl
+	# The Tekton tasks' step programs go into images of their own: static.
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow-tasks

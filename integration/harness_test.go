@@ -113,6 +113,12 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return s, fmt.Errorf("building virtflow: %w\n%s", err, out)
 	}
+	// The Tekton tasks' step programs, static for their own images.
+	tasks := exec.CommandContext(ctx, "go", "build", "-ldflags", strings.TrimSpace(string(ldflags)), "-o", dir+"/", "../cmd/virtflow-tasks")
+	tasks.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := tasks.CombinedOutput(); err != nil {
+		return s, fmt.Errorf("building virtflow-tasks: %w\n%s", err, out)
+	}
 	return s, nil
 }
 

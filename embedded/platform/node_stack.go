@@ -95,7 +95,12 @@ func (p *Platform) nodeImages(t nodeTools, addonImages ...images.Image) ([]image
 	}
 	provisioner := images.Command(CSIProvisionerRepository+":"+t.csiVersion, filepath.Join(t.csi, "csi-provisioner"), "/csi-provisioner", "")
 	p.csiProvisionerImage = provisioner.Ref
-	all := append([]images.Image{launcher, comps, cli, provisioner, guestfs}, addonImages...)
+	tasks, diskVirt, err := tektonTasksImages(guestfs)
+	if err != nil {
+		return nil, err
+	}
+	p.tektonTasksImage, p.tektonTasksDiskVirtImage = tasks.Ref, diskVirt.Ref
+	all := append([]images.Image{launcher, comps, cli, provisioner, guestfs, tasks, diskVirt}, addonImages...)
 	if t.tekton != nil {
 		all = append(all, t.tekton.Images...)
 	}

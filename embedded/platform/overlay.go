@@ -34,6 +34,7 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 		deploy.ComponentsTag: tag, deploy.CLIDownloadsTag: cliTag, deploy.TemporalAddress: p.temporalForPods(),
 		deploy.KubeletRoot: node.KubeletRoot, deploy.NodeDir: filepath.Dir(node.Dir), deploy.HostRoot: node.StorageRoot(),
 		deploy.CSIProvisionerImage: p.csiProvisionerImage, deploy.DomainType: domain,
+		deploy.TektonTasksImage: p.tektonTasksImage, deploy.TektonTasksDiskVirtImage: p.tektonTasksDiskVirtImage,
 	})
 	if err != nil {
 		return err

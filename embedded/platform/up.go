@@ -37,6 +37,9 @@ type Platform struct {
 	cliDownloadsImage string
 	// csiProvisionerImage is external-provisioner's image on the node.
 	csiProvisionerImage string
+	// tektonTasksImage and tektonTasksDiskVirtImage are the Tekton tasks'
+	// step images on the node.
+	tektonTasksImage, tektonTasksDiskVirtImage string
 }
 
 // Start brings everything up and returns once the operators run; the
