@@ -140,4 +140,3 @@ func runResults(u *unstructured.Unstructured) map[string]string {
 	}
 	return out
 }
-

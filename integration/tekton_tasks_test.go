@@ -88,7 +88,9 @@ func TestTemplateAndKeyTasksRunAsTaskRuns(t *testing.T) {
 
 	copied := succeeded(t, n, taskRunGVK, pipelinesNS, copyRun, 3*time.Minute)
 	require.Equal(t, map[string]string{"name": "my-server", "namespace": pipelinesNS}, runResults(copied))
-	t.Cleanup(func() { _ = n.kubectl("delete", "template", "-n", pipelinesNS, "--ignore-not-found", "my-server").Run() })
+	t.Cleanup(func() {
+		_ = n.kubectl("delete", "template", "-n", pipelinesNS, "--ignore-not-found", "my-server").Run()
+	})
 	modifyRun := taskRun(t, n, "modify-vm-template", map[string]any{
 		"templateName": "my-server", "memory": "384Mi", "templateLabels": []any{"team:blue"},
 	})
