@@ -62,8 +62,13 @@ func TestDurableTemplatePipelineSurvivesAKilledWorker(t *testing.T) {
 		map[string]any{"name": "command", "value": []any{"sh", "-c", "sleep 15; cat /proc/version"}},
 	})
 	id := sspc.TaskWorkflowID(string(cr.GetUID()))
+	ended := false
 	require.Eventually(t, func() bool {
 		desc, err := n.tc.DescribeWorkflowExecution(ctx, id, "")
+		if err == nil && desc.WorkflowExecutionInfo.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			ended = true
+			return true
+		}
 		if err != nil || len(desc.PendingActivities) == 0 {
 			return false
 		}
@@ -71,6 +76,10 @@ func TestDurableTemplatePipelineSurvivesAKilledWorker(t *testing.T) {
 		val, err := n.tc.QueryWorkflow(ctx, id, "", sspc.ProgressQuery)
 		return err == nil && val.Get(&p) == nil && p.Step == "execute-in-vm"
 	}, 5*time.Minute, 200*time.Millisecond, "the pipeline never reached execute-in-vm")
+	if ended {
+		_, reason, msg := runCondition(t, n, customRunGVK, pipelinesNS, cr.GetName(), &unstructured.Unstructured{}, time.Minute)
+		require.FailNow(t, "the pipeline ended before execute-in-vm", "%s: %s", reason, msg)
+	}
 	time.Sleep(3 * time.Second) // inside the command's sleep
 	worker := labelledPods(t, n.c, "app.kubernetes.io/name", "virtflow-worker")["virtflow-worker"]
 	require.NoError(t, syscall.Kill(podProcess(t, worker, []string{"/usr/bin/virtflow", "control-worker"}), syscall.SIGKILL))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +52,13 @@ func succeeded(t *testing.T, n *upRun, gvk schema.GroupVersionKind, ns, name str
 	t.Helper()
 	got := &unstructured.Unstructured{}
 	status, reason, message := runCondition(t, n, gvk, ns, name, got, timeout)
-	require.Equal(t, "True", status, "%s %s: %s: %s\n%s", gvk.Kind, name, reason, message, taskRunsSummary(n, ns, name))
+	summary := taskRunsSummary(n, ns, name)
+	if gvk == taskRunGVK && status == "False" {
+		pod, _, _ := unstructured.NestedString(got.Object, "status", "podName")
+		logs, _ := n.kubectl("logs", "-n", ns, pod, "--all-containers", "--tail=30").CombinedOutput()
+		summary = string(logs)
+	}
+	require.Equal(t, "True", status, "%s %s: %s: %s\n%s", gvk.Kind, name, reason, message, summary)
 	return got
 }
 
@@ -94,6 +101,10 @@ func taskRunsSummary(n *upRun, ns, pipelineRun string) string {
 		for _, r := range list.Items {
 			s, reason, msg := succeededCondition(&r)
 			out += fmt.Sprintf("  %s %s: %s %s: %s\n", gvk.Kind, r.GetName(), s, reason, msg)
+			if pod, _, _ := unstructured.NestedString(r.Object, "status", "podName"); pod != "" && s == "False" {
+				logs, _ := n.kubectl("logs", "-n", ns, pod, "--all-containers", "--tail=30").CombinedOutput()
+				out += "    " + strings.ReplaceAll(strings.TrimSpace(string(logs)), "\n", "\n    ") + "\n"
+			}
 		}
 	}
 	return out

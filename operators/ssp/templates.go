@@ -56,6 +56,9 @@ func (d *Deployer) Deploy(ctx context.Context, owner client.Object, name string)
 	if err := d.ensureNamespace(ctx, opts.Namespace); err != nil {
 		return err
 	}
+	if err := d.shareTemplates(ctx, opts.Namespace); err != nil {
+		return err
+	}
 	desired := commontemplates.Templates(opts)
 	installed, err := d.installed(ctx, opts.Namespace)
 	if err != nil {
@@ -112,6 +115,9 @@ func (d *Deployer) Undeploy(ctx context.Context, owner client.Object, name strin
 	}
 	opts, err := templateOptions(owner)
 	if err != nil {
+		return err
+	}
+	if err := d.unshareTemplates(ctx, opts.Namespace); err != nil {
 		return err
 	}
 	err = d.Client.DeleteAllOf(ctx, &templatev1.Template{}, client.InNamespace(opts.Namespace),

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,8 +51,12 @@ func TestCommonTemplatesAreInstalledOnceAndProbed(t *testing.T) {
 	want := len(commontemplates.Templates(commontemplates.Options{}))
 	require.EqualError(t, d.Probe(ctx, owner, CommonTemplates), "common-templates: 0 of 93 templates installed in openshift")
 	require.NoError(t, d.Deploy(ctx, owner, CommonTemplates))
+	want += 2 // the shared viewer Role and RoleBinding
 	require.Equal(t, want, patches)
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "openshift"}, &corev1.Namespace{}), "the templates' namespace is created")
+	binding := &rbacv1.RoleBinding{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "openshift", Name: sharedViewerBinding}, binding))
+	require.Equal(t, "system:authenticated", binding.Subjects[0].Name, "anyone authenticated reads the common templates, as on OpenShift")
 	require.NoError(t, d.Probe(ctx, owner, CommonTemplates))
 
 	tmpl := &templatev1.Template{}
@@ -79,6 +84,7 @@ func TestCommonTemplatesAreInstalledOnceAndProbed(t *testing.T) {
 	list := &templatev1.TemplateList{}
 	require.NoError(t, c.List(ctx, list, client.InNamespace("openshift")))
 	require.Empty(t, list.Items)
+	require.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(binding), binding)))
 }
 
 func TestAnOlderTemplateIsDeprecatedNotRemoved(t *testing.T) {
