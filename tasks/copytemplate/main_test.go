@@ -1,27 +1,18 @@
 package copytemplate
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/virtflow/virtflow/tasks/stepargs"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
-// clearEnv leaves none of copy-template's variables set.
-func clearEnv(t *testing.T) {
-	for _, o := range options {
-		if o.env != "" {
-			t.Setenv(o.env, "")
-			require.NoError(t, os.Unsetenv(o.env))
-		}
-	}
-}
-
 func TestStepParams(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, options)
 	// What copy-template's step sets.
 	for k, v := range map[string]string{
 		"SOURCE_TEMPLATE_NAME": "src", "SOURCE_TEMPLATE_NAMESPACE": "", "TARGET_TEMPLATE_NAME": "dst",
@@ -29,7 +20,7 @@ func TestStepParams(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
-	params, output, err := stepParams([]string{"--output=yaml"})
+	params, output, err := stepargs.TaskParams(options, []string{"--output=yaml"})
 	require.NoError(t, err)
 	assert.Equal(t, "yaml", output)
 	assert.Equal(t, stepenv.Params{Strings: map[string]string{
@@ -37,7 +28,7 @@ func TestStepParams(t *testing.T) {
 		"targetTemplateNamespace": "ns", "allowReplace": "false",
 	}}, params)
 
-	params, output, err = stepParams([]string{"-o", "json", "--allow-replace", "true", "--target-template-name=other", "--debug", "--"})
+	params, output, err = stepargs.TaskParams(options, []string{"-o", "json", "--allow-replace", "true", "--target-template-name=other", "--debug", "--"})
 	require.NoError(t, err)
 	assert.Equal(t, "json", output)
 	assert.Equal(t, "true", params.String(ParamAllowReplace))
@@ -45,7 +36,7 @@ func TestStepParams(t *testing.T) {
 }
 
 func TestStepParamsErrors(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, options)
 	for want, args := range map[string][]string{
 		"xml is not a valid output type":           {"-o", "xml"},
 		"unknown argument --nope":                  {"--nope"},
@@ -55,7 +46,7 @@ func TestStepParamsErrors(t *testing.T) {
 		"missing value for --source-template-name": {"--source-template-name"},
 		"missing value for -o":                     {"-o", "--debug"},
 	} {
-		_, _, err := stepParams(args)
+		_, _, err := stepargs.TaskParams(options, args)
 		require.EqualError(t, err, want)
 	}
 }

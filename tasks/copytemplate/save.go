@@ -2,13 +2,10 @@ package copytemplate
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	templatev1 "github.com/openshift/api/template/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
@@ -52,32 +49,4 @@ func save(ctx context.Context, env stepenv.Env, tpl *templatev1.Template, allowR
 	}
 	env.Logf("Template %s/%s created", tpl.Namespace, tpl.Name)
 	return tpl, nil
-}
-
-// Output formats of the step's --output (-o).
-const (
-	outputYAML = "yaml"
-	outputJSON = "json"
-)
-
-// printTemplate writes the copy to the log in format ("" prints nothing).
-func printTemplate(env stepenv.Env, tpl *templatev1.Template, format string) error {
-	if format == "" || env.Log == nil {
-		return nil
-	}
-	out := tpl.DeepCopy()
-	out.APIVersion, out.Kind = templatev1.GroupVersion.String(), "Template"
-	var data []byte
-	var err error
-	if format == outputJSON {
-		data, err = json.MarshalIndent(out, "", "    ")
-		data = append(data, '\n')
-	} else {
-		data, err = yaml.Marshal(out)
-	}
-	if err != nil {
-		return fmt.Errorf("printing Template %s/%s: %w", tpl.Namespace, tpl.Name, err)
-	}
-	_, err = env.Log.Write(data)
-	return err
 }

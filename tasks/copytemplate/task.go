@@ -12,6 +12,7 @@ import (
 	templatev1 "github.com/openshift/api/template/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -26,8 +27,8 @@ const (
 
 // Result names of the copy-template Task.
 const (
-	ResultName      = "name"
-	ResultNamespace = "namespace"
+	ResultName      = stepenv.ResultName
+	ResultNamespace = stepenv.ResultNamespace
 )
 
 // Task is the copy-template Task.
@@ -85,11 +86,8 @@ func copyTemplate(ctx context.Context, env stepenv.Env, params stepenv.Params, o
 	if err != nil {
 		return err
 	}
-	if err := env.Results.Write(ResultName, saved.Name); err != nil {
+	if err := env.Results.WriteObject(saved); err != nil {
 		return err
 	}
-	if err := env.Results.Write(ResultNamespace, saved.Namespace); err != nil {
-		return err
-	}
-	return printTemplate(env, saved, output)
+	return outputformat.PrintObject(env.Log, saved, templatev1.GroupVersion.WithKind("Template"), output)
 }

@@ -1,7 +1,6 @@
 package copytemplate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -12,11 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/yaml"
 
-	"github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const commonTemplate = `kind: Template
@@ -74,22 +72,6 @@ objects:
             devices: {}
 `
 
-func readTemplate(t *testing.T, doc string) *templatev1.Template {
-	t.Helper()
-	tpl := &templatev1.Template{}
-	require.NoError(t, yaml.Unmarshal([]byte(doc), tpl))
-	return tpl
-}
-
-func testEnv(t *testing.T, objs ...client.Object) (stepenv.Env, *bytes.Buffer) {
-	t.Helper()
-	s, err := scheme.New()
-	require.NoError(t, err)
-	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
-	log := &bytes.Buffer{}
-	return stepenv.Env{Client: c, Namespace: "active", Results: &stepenv.Results{Values: map[string]string{}}, Log: log}, log
-}
-
 func getTemplate(t *testing.T, env stepenv.Env, namespace, name string) *templatev1.Template {
 	t.Helper()
 	tpl := &templatev1.Template{}
@@ -108,11 +90,11 @@ func object(t *testing.T, tpl *templatev1.Template, i int) map[string]any {
 func params(strings map[string]string) stepenv.Params { return stepenv.Params{Strings: strings} }
 
 func TestCopyCommonTemplate(t *testing.T) {
-	env, log := testEnv(t, readTemplate(t, commonTemplate))
+	env, log := tasktest.Env(t, tasktest.Template(t, commonTemplate))
 	err := copyTemplate(context.Background(), env, params(map[string]string{
 		ParamSourceTemplateName: " fedora-server-small ", ParamSourceTemplateNamespace: "openshift",
 		ParamTargetTemplateName: " my-fedora ", ParamTargetTemplateNamespace: " mine ",
-	}), outputYAML)
+	}), outputformat.YAML)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"name": "my-fedora", "namespace": "mine"}, env.Results.Values)
 	assert.True(t, strings.HasPrefix(log.String(), "Template mine/my-fedora created\napiVersion: template.openshift.io/v1\nkind: Template\n"), log.String())
@@ -133,9 +115,9 @@ func TestCopyCommonTemplate(t *testing.T) {
 }
 
 func TestCopyUserTemplateKeepsIt(t *testing.T) {
-	user := readTemplate(t, strings.Replace(commonTemplate, "template.kubevirt.io/type: base", "template.kubevirt.io/type: vm", 1))
+	user := tasktest.Template(t, strings.Replace(commonTemplate, "template.kubevirt.io/type: base", "template.kubevirt.io/type: vm", 1))
 	user.Namespace = "active"
-	env, _ := testEnv(t, user)
+	env, _ := tasktest.Env(t, user)
 	require.NoError(t, Task.Run(context.Background(), env, params(map[string]string{
 		ParamSourceTemplateName: "fedora-server-small", ParamTargetTemplateName: "copy",
 	})))
@@ -149,7 +131,7 @@ func TestCopyUserTemplateKeepsIt(t *testing.T) {
 func TestCopyWithoutLabelsOrTargetName(t *testing.T) {
 	plain := &templatev1.Template{}
 	plain.Name, plain.Namespace = "plain", "active"
-	env, _ := testEnv(t, plain)
+	env, _ := tasktest.Env(t, plain)
 	require.NoError(t, Task.Run(context.Background(), env, params(map[string]string{ParamSourceTemplateName: "plain"})))
 	name := env.Results.Values["name"]
 	assert.True(t, strings.HasPrefix(name, "plain") && name != "plain", "the copy's name is generated from the source's: %s", name)
@@ -157,7 +139,7 @@ func TestCopyWithoutLabelsOrTargetName(t *testing.T) {
 }
 
 func TestCopyCommonTemplateToAGeneratedName(t *testing.T) {
-	env, _ := testEnv(t, readTemplate(t, commonTemplate))
+	env, _ := tasktest.Env(t, tasktest.Template(t, commonTemplate))
 	require.NoError(t, Task.Run(context.Background(), env, params(map[string]string{
 		ParamSourceTemplateName: "fedora-server-small", ParamSourceTemplateNamespace: "openshift",
 	})))
@@ -167,14 +149,14 @@ func TestCopyCommonTemplateToAGeneratedName(t *testing.T) {
 }
 
 func TestCopyAllowReplace(t *testing.T) {
-	source := readTemplate(t, commonTemplate)
+	source := tasktest.Template(t, commonTemplate)
 	existing := source.DeepCopy()
 	existing.Name, existing.Namespace, existing.Objects = "my-fedora", "active", []runtime.RawExtension{}
 	p := map[string]string{
 		ParamSourceTemplateName: "fedora-server-small", ParamSourceTemplateNamespace: "openshift", ParamTargetTemplateName: "my-fedora",
 	}
 
-	env, _ := testEnv(t, source, existing)
+	env, _ := tasktest.Env(t, source, existing)
 	require.EqualError(t, Task.Run(context.Background(), env, params(p)), `templates.template.openshift.io "my-fedora" already exists`)
 	assert.Empty(t, env.Results.Values)
 
@@ -183,13 +165,13 @@ func TestCopyAllowReplace(t *testing.T) {
 	assert.Len(t, getTemplate(t, env, "active", "my-fedora").Objects, 1, "the template is replaced")
 	require.NoError(t, Task.Run(context.Background(), env, params(p)), "replacing again")
 
-	env, _ = testEnv(t, source)
+	env, _ = tasktest.Env(t, source)
 	require.NoError(t, Task.Run(context.Background(), env, params(p)), "nothing to replace")
 	assert.Equal(t, map[string]string{"name": "my-fedora", "namespace": "active"}, env.Results.Values)
 }
 
 func TestCopyErrors(t *testing.T) {
-	service := readTemplate(t, commonTemplate)
+	service := tasktest.Template(t, commonTemplate)
 	service.Name, service.Namespace = "service", "active"
 	service.Objects = []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}}`)}}
 	empty := service.DeepCopy()
@@ -204,7 +186,7 @@ func TestCopyErrors(t *testing.T) {
 		"no objects": {map[string]string{ParamSourceTemplateName: "empty"}, "template empty contains no objects"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			env, _ := testEnv(t, service, empty)
+			env, _ := tasktest.Env(t, service, empty)
 			require.EqualError(t, Task.Run(context.Background(), env, params(tc.params)), tc.want)
 			assert.Empty(t, env.Results.Values)
 		})

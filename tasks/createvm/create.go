@@ -9,6 +9,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -27,13 +28,12 @@ func finish(ctx context.Context, env stepenv.Env, vm *kubevirtv1.VirtualMachine,
 			return err
 		}
 	}
-	if err := env.Results.Write(ResultName, vm.Name); err != nil {
+	if err := env.Results.WriteObject(vm); err != nil {
 		return err
 	}
-	if err := env.Results.Write(ResultNamespace, vm.Namespace); err != nil {
-		return err
-	}
-	return printVM(env, vm, output)
+	// Upstream's Tasks pass yaml, and their tests look for the VM's
+	// apiVersion and kind there.
+	return outputformat.PrintObject(env.Log, vm, vmKind, output)
 }
 
 // createOrAdopt creates vm, filling it in from the server. A VM of the same

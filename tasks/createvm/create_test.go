@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const startPath = "PUT /apis/subresources.kubevirt.io/v1/namespaces/ns/virtualmachines/vm-fedora/start"
@@ -31,7 +33,7 @@ func TestStartVM(t *testing.T) {
 		"virtctl halted": {map[string]string{ParamStartVM: "true", ParamVirtctl: "--name vm-fedora --run-strategy Halted"}, true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			env, _ := testEnv(t)
+			env, _ := tasktest.Env(t)
 			api := withVirtAPI(t, &env, http.StatusAccepted)
 			p := map[string]string{ParamManifest: vmManifest, ParamNamespace: "ns"}
 			for k, v := range tc.params {
@@ -52,19 +54,19 @@ func TestStartVM(t *testing.T) {
 }
 
 func TestStartVMFailure(t *testing.T) {
-	env, _ := testEnv(t)
+	env, _ := tasktest.Env(t)
 	withVirtAPI(t, &env, http.StatusInternalServerError)
 	err := FromManifest.Run(context.Background(), env, params(map[string]string{ParamManifest: vmManifest, ParamNamespace: "ns", ParamStartVM: "true"}))
 	require.EqualError(t, err, "virt-api says no")
 	assert.Empty(t, env.Results.Values, "no results when the start fails")
 
-	env, _ = testEnv(t)
+	env, _ = tasktest.Env(t)
 	err = FromManifest.Run(context.Background(), env, params(map[string]string{ParamManifest: vmManifest, ParamNamespace: "ns", ParamStartVM: "true"}))
 	require.EqualError(t, err, "starting VM: no client configuration to reach virt-api")
 }
 
 func TestCreateTwiceAdoptsTheFirstVM(t *testing.T) {
-	env, _ := testEnv(t)
+	env, _ := tasktest.Env(t)
 	api := withVirtAPI(t, &env, http.StatusAccepted)
 	p := params(map[string]string{ParamManifest: vmManifest, ParamNamespace: "ns", ParamStartVM: "true", ParamRunStrategy: "Manual"})
 	require.NoError(t, FromManifest.Run(context.Background(), env, p))
@@ -88,7 +90,7 @@ func TestCreateTwiceAdoptsTheFirstVM(t *testing.T) {
 }
 
 func TestCreateTwiceIgnoresAConflictingStartOfTheAdoptedVM(t *testing.T) {
-	env, _ := testEnv(t)
+	env, _ := tasktest.Env(t)
 	withVirtAPI(t, &env, http.StatusAccepted)
 	p := params(map[string]string{ParamManifest: vmManifest, ParamNamespace: "ns", ParamStartVM: "true", ParamRunStrategy: "Manual"})
 	require.NoError(t, FromManifest.Run(context.Background(), env, p))
@@ -108,7 +110,7 @@ func TestCreateRefusesAnotherVMOfTheSameName(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			env, _ := testEnv(t, taskRunPod("ns"))
+			env, _ := tasktest.Env(t, taskRunPod("ns"))
 			p := params(map[string]string{ParamManifest: vmManifest, ParamNamespace: "ns", ParamSetOwnerReference: "true"})
 			require.NoError(t, FromManifest.Run(context.Background(), env, p))
 			vm := getVM(t, env, "ns", "vm-fedora")

@@ -3,34 +3,31 @@ package createvm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
+	"github.com/virtflow/virtflow/tasks/stepargs"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
-// Keys of the step's own options, which are no Task parameters.
-const (
-	keyOutput = "output"
-	keyDebug  = "debug"
-	// keyVMNamespace is VM_NAMESPACE: the manifest Task's namespace, the
-	// template Task's vmNamespace.
-	keyVMNamespace = "vm-namespace"
-)
+// keyVMNamespace is the key of VM_NAMESPACE, which is no Task parameter
+// of its own: the manifest Task's namespace, the template Task's
+// vmNamespace.
+const keyVMNamespace = "vm-namespace"
 
 // options are upstream create-vm's (v0.22.0 and v0.26.0 together).
-var options = []option{
-	{long: "template-name", env: "TEMPLATE_NAME", key: ParamTemplateName},
-	{long: "template-namespace", env: "TEMPLATE_NAMESPACE", key: ParamTemplateNamespace},
-	{long: "template-params", key: ParamTemplateParams, list: true},
-	{long: "vm-manifest", env: "VM_MANIFEST", key: ParamManifest},
-	{long: "vm-namespace", env: "VM_NAMESPACE", key: keyVMNamespace},
-	{long: "start-vm", env: "START_VM", key: ParamStartVM},
-	{long: "run-strategy", env: "RUN_STRATEGY", key: ParamRunStrategy},
-	{long: "set-owner-reference", env: "SET_OWNER_REFERENCE", key: ParamSetOwnerReference},
-	{long: "virtctl", env: "VIRTCTL", key: ParamVirtctl},
-	{long: "output", short: "o", key: keyOutput},
-	{long: "debug", key: keyDebug, boolean: true},
+var options = []stepargs.Option{
+	{Long: "template-name", Env: "TEMPLATE_NAME", Key: ParamTemplateName},
+	{Long: "template-namespace", Env: "TEMPLATE_NAMESPACE", Key: ParamTemplateNamespace},
+	{Long: "template-params", Key: ParamTemplateParams, List: true},
+	{Long: "vm-manifest", Env: "VM_MANIFEST", Key: ParamManifest},
+	{Long: "vm-namespace", Env: "VM_NAMESPACE", Key: keyVMNamespace},
+	{Long: "start-vm", Env: "START_VM", Key: ParamStartVM},
+	{Long: "run-strategy", Env: "RUN_STRATEGY", Key: ParamRunStrategy},
+	{Long: "set-owner-reference", Env: "SET_OWNER_REFERENCE", Key: ParamSetOwnerReference},
+	{Long: "virtctl", Env: "VIRTCTL", Key: ParamVirtctl},
+	stepargs.Output,
+	stepargs.Debug,
 }
 
 // Main is the create-vm step program. It reads upstream's environment
@@ -42,11 +39,10 @@ func Main(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, cfg, err := stepenv.Client()
+	env, err := stepenv.New(stepenv.ActiveNamespace(), os.Stdout)
 	if err != nil {
 		return err
 	}
-	env := stepenv.Env{Client: c, Config: cfg, Namespace: stepenv.ActiveNamespace(), Results: &stepenv.Results{}, Log: os.Stdout}
 	if task == FromTemplate.Name {
 		return createFromTemplate(ctx, env, params, output)
 	}
@@ -56,24 +52,24 @@ func Main(ctx context.Context, args []string) error {
 // stepParams are the Task the step runs, its parameters and the output
 // format, from the environment and args.
 func stepParams(args []string) (string, stepenv.Params, string, error) {
-	p, err := parseArgs(options, args)
+	p, err := stepargs.Parse(options, args)
 	if err != nil {
 		return "", stepenv.Params{}, "", err
 	}
 	if err := checkMode(p); err != nil {
 		return "", stepenv.Params{}, "", err
 	}
-	output := p.strings[keyOutput]
-	if !validOutput(output) {
-		return "", stepenv.Params{}, "", fmt.Errorf("%v is not a valid output type", output)
+	output := p.Strings[stepargs.KeyOutput]
+	if err := outputformat.Check(output); err != nil {
+		return "", stepenv.Params{}, "", err
 	}
-	s := p.strings
+	s := p.Strings
 	common := map[string]string{ParamStartVM: s[ParamStartVM], ParamRunStrategy: s[ParamRunStrategy]}
-	if p.given[ParamTemplateName] {
+	if p.Given[ParamTemplateName] {
 		common[ParamTemplateName] = s[ParamTemplateName]
 		common[ParamTemplateNamespace] = s[ParamTemplateNamespace]
 		common[ParamVMNamespace] = s[keyVMNamespace]
-		arrays := map[string][]string{ParamTemplateParams: p.lists[ParamTemplateParams]}
+		arrays := map[string][]string{ParamTemplateParams: p.Lists[ParamTemplateParams]}
 		return FromTemplate.Name, stepenv.Params{Strings: common, Arrays: arrays}, output, nil
 	}
 	common[ParamManifest] = s[ParamManifest]
@@ -85,9 +81,9 @@ func stepParams(args []string) (string, stepenv.Params, string, error) {
 
 // checkMode refuses template options mixed with a manifest or virtctl
 // flags, with upstream v0.22.0's texts; each Task alone checks the rest.
-func checkMode(p parsedArgs) error {
-	s := p.strings
-	template := s[ParamTemplateName] != "" || s[ParamTemplateNamespace] != "" || len(p.lists[ParamTemplateParams]) > 0
+func checkMode(p stepargs.Values) error {
+	s := p.Strings
+	template := s[ParamTemplateName] != "" || s[ParamTemplateNamespace] != "" || len(p.Lists[ParamTemplateParams]) > 0
 	if !template || (s[ParamManifest] == "" && s[ParamVirtctl] == "") {
 		return nil
 	}

@@ -7,19 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
-// clearEnv leaves none of create-vm's variables set.
-func clearEnv(t *testing.T) {
-	for _, o := range options {
-		if o.env != "" {
-			unsetenv(t, o.env)
-		}
-	}
-}
-
 func TestStepParamsOfTheManifestTask(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, options)
 	// What create-vm-from-manifest's step sets.
 	for k, v := range map[string]string{
 		"VM_MANIFEST": "kind: VirtualMachine", "VM_NAMESPACE": "ns", "VIRTCTL": "", "START_VM": "true",
@@ -45,7 +37,7 @@ func TestStepParamsOfTheManifestTask(t *testing.T) {
 }
 
 func TestStepParamsOfTheTemplateTask(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, options)
 	for k, v := range map[string]string{
 		"TEMPLATE_NAME": "tpl", "TEMPLATE_NAMESPACE": "templates", "VM_NAMESPACE": "vms", "START_VM": "", "RUN_STRATEGY": "",
 	} {
@@ -88,7 +80,7 @@ func TestStepParamsErrors(t *testing.T) {
 		"virtctl+name":   {map[string]string{"VIRTCTL": "--name x", "TEMPLATE_NAME": "t"}, nil, "only one of vm-manifest, template-name or virtctl should be specified"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			clearEnv(t)
+			tasktest.UnsetOptionEnv(t, options)
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
@@ -98,8 +90,7 @@ func TestStepParamsErrors(t *testing.T) {
 	}
 }
 
-func TestKeysAndValues(t *testing.T) {
-	got, err := keysAndValues([]string{"", " NAME :my-vm", "URL:http://x:80", "DESC:one", "two", "E:"})
-	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"NAME": "my-vm", "URL": "http://x:80", "DESC": "one two", "E": ""}, got)
+func TestTaskNames(t *testing.T) {
+	assert.Equal(t, "create-vm-from-manifest", FromManifest.Name)
+	assert.Equal(t, "create-vm-from-template", FromTemplate.Name)
 }

@@ -12,7 +12,9 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const vmManifest = `apiVersion: kubevirt.io/v1
@@ -42,10 +44,10 @@ func getVM(t *testing.T, env stepenv.Env, namespace, name string) *kubevirtv1.Vi
 }
 
 func TestFromManifestCreatesTheVM(t *testing.T) {
-	env, log := testEnv(t)
+	env, log := tasktest.Env(t)
 	err := createFromManifest(context.Background(), env, params(map[string]string{
 		ParamManifest: vmManifest, ParamNamespace: " target ", ParamRunStrategy: "Halted",
-	}), outputYAML)
+	}), outputformat.YAML)
 	require.NoError(t, err)
 
 	vm := getVM(t, env, "target", "vm-fedora")
@@ -58,7 +60,7 @@ func TestFromManifestCreatesTheVM(t *testing.T) {
 }
 
 func TestFromManifestNamespaceDefaults(t *testing.T) {
-	env, _ := testEnv(t)
+	env, _ := tasktest.Env(t)
 	inManifest := strings.Replace(vmManifest, "name: vm-fedora\n", "name: vm-fedora\n  namespace: from-manifest\n", 1)
 	require.NoError(t, FromManifest.Run(context.Background(), env, params(map[string]string{ParamManifest: inManifest})))
 	assert.Equal(t, "from-manifest", env.Results.Values["namespace"])
@@ -70,7 +72,7 @@ func TestFromManifestNamespaceDefaults(t *testing.T) {
 }
 
 func TestFromManifestGeneratedName(t *testing.T) {
-	env, _ := testEnv(t)
+	env, _ := tasktest.Env(t)
 	manifest := strings.Replace(vmManifest, "name: vm-fedora\n", "generateName: vm-fedora-\n", 1)
 	require.NoError(t, FromManifest.Run(context.Background(), env, params(map[string]string{ParamManifest: manifest})))
 	name := env.Results.Values["name"]
@@ -95,7 +97,7 @@ func TestFromManifestErrors(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			env, _ := testEnv(t)
+			env, _ := tasktest.Env(t)
 			err := FromManifest.Run(context.Background(), env, params(tc.params))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
@@ -106,7 +108,7 @@ func TestFromManifestErrors(t *testing.T) {
 }
 
 func TestFromManifestWithVirtctl(t *testing.T) {
-	env, _ := testEnv(t)
+	env, _ := tasktest.Env(t)
 	err := FromManifest.Run(context.Background(), env, params(map[string]string{
 		ParamVirtctl:   "--name my-vm --memory 1Gi --volume-containerdisk src:quay.io/containerdisks/fedora:latest",
 		ParamNamespace: "ns", ParamRunStrategy: "Halted",
@@ -126,7 +128,7 @@ func taskRunPod(namespace string) *corev1.Pod {
 func TestFromManifestSetsThePodAsOwner(t *testing.T) {
 	t.Setenv("POD_NAME", "taskrun-pod")
 	t.Setenv("POD_NAMESPACE", "ns")
-	env, _ := testEnv(t, taskRunPod("ns"))
+	env, _ := tasktest.Env(t, taskRunPod("ns"))
 	for _, p := range []map[string]string{
 		{ParamManifest: vmManifest, ParamNamespace: "ns", ParamSetOwnerReference: "true"},
 		{ParamVirtctl: "--name from-flags", ParamNamespace: "ns", ParamSetOwnerReference: "true"},
@@ -162,10 +164,10 @@ func TestFromManifestOwnerErrors(t *testing.T) {
 				if v, ok := tc.env[k]; ok {
 					t.Setenv(k, v)
 				} else {
-					unsetenv(t, k)
+					tasktest.Unsetenv(t, k)
 				}
 			}
-			env, _ := testEnv(t, tc.pod)
+			env, _ := tasktest.Env(t, tc.pod)
 			err := FromManifest.Run(context.Background(), env, params(owned))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)

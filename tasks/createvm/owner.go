@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/tasks/podowner"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -36,14 +37,5 @@ func setPodOwnerReference(ctx context.Context, env stepenv.Env, obj metav1.Objec
 	if err := env.Client.Get(ctx, crclient.ObjectKey{Namespace: namespace, Name: name}, pod); err != nil {
 		return fmt.Errorf("getting the TaskRun's pod %s/%s: %w", namespace, name, err)
 	}
-	if obj.GetNamespace() != pod.Namespace {
-		return errors.New("can't create owner reference for objects in different namespaces")
-	}
-	obj.SetOwnerReferences([]metav1.OwnerReference{{
-		APIVersion: "v1",
-		Kind:       "Pod",
-		UID:        pod.UID,
-		Name:       pod.Name,
-	}})
-	return nil
+	return podowner.Set(obj, pod)
 }

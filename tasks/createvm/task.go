@@ -35,8 +35,8 @@ const (
 
 // Result names of both Tasks.
 const (
-	ResultName      = "name"
-	ResultNamespace = "namespace"
+	ResultName      = stepenv.ResultName
+	ResultNamespace = stepenv.ResultNamespace
 )
 
 // FromManifest is the create-vm-from-manifest Task.

@@ -16,6 +16,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/kube/templateprocess"
+	"github.com/virtflow/virtflow/tasks/keyvalues"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -29,7 +30,7 @@ func templateVM(ctx context.Context, env stepenv.Env, params stepenv.Params) (*k
 	if name == "" {
 		return nil, errors.New("only one of vm-manifest, template-name or virtctl should be specified")
 	}
-	values, err := keysAndValues(params.Array(ParamTemplateParams))
+	values, err := keyvalues.Parse(params.Array(ParamTemplateParams))
 	if err != nil {
 		return nil, fmt.Errorf("invalid template-params: %w", err)
 	}

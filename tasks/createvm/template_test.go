@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const cirrosTemplate = `kind: Template
@@ -61,13 +62,6 @@ objects:
           hostname: '${NAME}'
 `
 
-func readTemplate(t *testing.T, doc string) *templatev1.Template {
-	t.Helper()
-	tpl := &templatev1.Template{}
-	require.NoError(t, yaml.Unmarshal([]byte(doc), tpl))
-	return tpl
-}
-
 func templateParams(strings map[string]string, values ...string) stepenv.Params {
 	if strings[ParamTemplateName] == "" {
 		strings[ParamTemplateName] = "cirros-vm-template"
@@ -76,10 +70,10 @@ func templateParams(strings map[string]string, values ...string) stepenv.Params 
 }
 
 func TestFromTemplateCreatesTheTemplatesVM(t *testing.T) {
-	env, log := testEnv(t, readTemplate(t, cirrosTemplate))
+	env, log := tasktest.Env(t, tasktest.Template(t, cirrosTemplate))
 	p := templateParams(map[string]string{ParamTemplateName: " cirros-vm-template ", ParamTemplateNamespace: " templates ", ParamVMNamespace: "vms"},
 		"NAME:my-vm", "DESCRIPTION:a", "description", "with spaces", "UNKNOWN:ignored")
-	require.NoError(t, createFromTemplate(context.Background(), env, p, outputYAML))
+	require.NoError(t, createFromTemplate(context.Background(), env, p, outputformat.YAML))
 
 	vm := getVM(t, env, "vms", "my-vm")
 	assert.Equal(t, map[string]string{
@@ -94,9 +88,9 @@ func TestFromTemplateCreatesTheTemplatesVM(t *testing.T) {
 }
 
 func TestFromTemplateDefaultsToTheActiveNamespace(t *testing.T) {
-	tpl := readTemplate(t, cirrosTemplate)
+	tpl := tasktest.Template(t, cirrosTemplate)
 	tpl.Namespace = "active"
-	env, _ := testEnv(t, tpl)
+	env, _ := tasktest.Env(t, tpl)
 	p := templateParams(map[string]string{ParamRunStrategy: "Always"}, "NAME:my-vm")
 	require.NoError(t, FromTemplate.Run(context.Background(), env, p))
 
@@ -108,7 +102,7 @@ func TestFromTemplateDefaultsToTheActiveNamespace(t *testing.T) {
 }
 
 func TestFromTemplateIsIdempotent(t *testing.T) {
-	env, _ := testEnv(t, readTemplate(t, cirrosTemplate))
+	env, _ := tasktest.Env(t, tasktest.Template(t, cirrosTemplate))
 	p := templateParams(map[string]string{ParamTemplateNamespace: "templates"}, "NAME:my-vm")
 	require.NoError(t, FromTemplate.Run(context.Background(), env, p))
 	require.NoError(t, FromTemplate.Run(context.Background(), env, p))
@@ -118,10 +112,10 @@ func TestFromTemplateIsIdempotent(t *testing.T) {
 }
 
 func TestFromTemplateErrors(t *testing.T) {
-	noVM := readTemplate(t, cirrosTemplate)
+	noVM := tasktest.Template(t, cirrosTemplate)
 	noVM.Name = "no-vm"
 	noVM.Objects = noVM.Objects[:1]
-	generated := readTemplate(t, strings.Replace(cirrosTemplate, "required: true", "required: true\n    generate: expression\n    from: 'vm-[a-z]{5}'", 1))
+	generated := tasktest.Template(t, strings.Replace(cirrosTemplate, "required: true", "required: true\n    generate: expression\n    from: 'vm-[a-z]{5}'", 1))
 	generated.Name = "generated"
 	for name, tc := range map[string]struct {
 		params stepenv.Params
@@ -140,7 +134,7 @@ func TestFromTemplateErrors(t *testing.T) {
 		"no VM":       {templateParams(map[string]string{ParamTemplateNamespace: "templates", ParamTemplateName: "no-vm"}, "NAME:x"), "no VM object found in the template"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			env, _ := testEnv(t, readTemplate(t, cirrosTemplate), noVM, generated)
+			env, _ := tasktest.Env(t, tasktest.Template(t, cirrosTemplate), noVM, generated)
 			require.EqualError(t, FromTemplate.Run(context.Background(), env, tc.params), tc.want)
 			assert.Empty(t, env.Results.Values)
 		})
@@ -148,9 +142,9 @@ func TestFromTemplateErrors(t *testing.T) {
 }
 
 func TestFromTemplateProcessingError(t *testing.T) {
-	bad := readTemplate(t, cirrosTemplate)
+	bad := tasktest.Template(t, cirrosTemplate)
 	bad.Parameters = append(bad.Parameters, templatev1.Parameter{Name: "X", Generate: "nonsense"})
-	env, _ := testEnv(t, bad)
+	env, _ := tasktest.Env(t, bad)
 	err := FromTemplate.Run(context.Background(), env, templateParams(map[string]string{ParamTemplateNamespace: "templates"}, "NAME:x"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `Template.template.openshift.io "cirros-vm-template" is invalid`)
@@ -158,7 +152,7 @@ func TestFromTemplateProcessingError(t *testing.T) {
 }
 
 func TestFirstVMSkipsOtherObjects(t *testing.T) {
-	tpl := readTemplate(t, cirrosTemplate)
+	tpl := tasktest.Template(t, cirrosTemplate)
 	processed, err := processTemplate(tpl, map[string]string{"NAME": "x"})
 	require.NoError(t, err)
 	vm, err := firstVM(processed)

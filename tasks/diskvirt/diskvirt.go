@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/virtflow/virtflow/tasks/exitcode"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -94,7 +95,7 @@ func MainSysprep(ctx context.Context, args []string) error { return mainFor(ctx,
 func mainFor(ctx context.Context, task stepenv.Task, args []string) error {
 	params, err := parseArgs(args, os.Getenv)
 	if err != nil {
-		return withCode(err, exitInvalidArguments)
+		return exitcode.With(err, exitInvalidArguments)
 	}
 	env := stepenv.Env{Namespace: stepenv.ActiveNamespace(), Results: &stepenv.Results{}, Log: os.Stdout}
 	return task.Run(ctx, env, params)

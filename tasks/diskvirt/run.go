@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/virtflow/virtflow/tasks/diskvirt/shellwords"
+	"github.com/virtflow/virtflow/tasks/exitcode"
+	"github.com/virtflow/virtflow/tasks/shellwords"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -28,11 +29,10 @@ type tool struct {
 // code has its generic one.
 func (t tool) run(ctx context.Context, env stepenv.Env, params stepenv.Params) error {
 	err := t.runTool(ctx, env, params)
-	var coded *codedError
-	if err == nil || errors.As(err, &coded) {
+	if _, coded := exitcode.Of(err); err == nil || coded {
 		return err
 	}
-	return withCode(err, exitFailed)
+	return exitcode.With(err, exitFailed)
 }
 
 // runTool checks the parameters as upstream does (commands, then the
@@ -40,11 +40,11 @@ func (t tool) run(ctx context.Context, env stepenv.Env, params stepenv.Params) e
 func (t tool) runTool(ctx context.Context, env stepenv.Env, params stepenv.Params) error {
 	commands := params.String("virtCommands")
 	if commands == "" {
-		return withCode(errors.New("virt-commands option or VIRT_COMMANDS env variable is required"), exitInvalidArguments)
+		return exitcode.With(errors.New("virt-commands option or VIRT_COMMANDS env variable is required"), exitInvalidArguments)
 	}
 	appliance := t.appliance()
 	if _, err := os.Stat(appliance); os.IsNotExist(err) {
-		return withCode(fmt.Errorf("guestfs appliance is missing at %v", appliance), exitNoAppliance)
+		return exitcode.With(fmt.Errorf("guestfs appliance is missing at %v", appliance), exitNoAppliance)
 	}
 	// Upstream leaves this to the tool, whose message does not say which
 	// file it wanted.
@@ -72,20 +72,8 @@ func (t tool) runTool(ctx context.Context, env stepenv.Env, params stepenv.Param
 
 // execAlive runs p, telling env it is alive while p runs.
 func (t tool) execAlive(ctx context.Context, env stepenv.Env, p process) error {
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		tick := time.NewTicker(aliveEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				env.Alive("running " + t.program)
-			}
-		}
-	}()
+	stop := env.KeepAlive("running "+t.program, aliveEvery)
+	defer stop()
 	return t.exec(ctx, p)
 }
 

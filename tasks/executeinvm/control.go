@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/virtapi"
 )
 
 // vmControl starts and stops VMs the way upstream's tasks do: through
@@ -19,40 +17,15 @@ type vmControl interface {
 	Stop(ctx context.Context, namespace, name string) error
 }
 
-// subresources is vmControl over the API server.
-type subresources struct{ client rest.Interface }
-
-// newSubresources is the vmControl of env's API server.
+// newSubresources is the vmControl of env's API server: virt-api's start
+// and stop subresources.
 func newSubresources(env stepenv.Env) (vmControl, error) {
 	if env.Config == nil {
 		return nil, errors.New("starting and stopping VMs needs the API server's configuration")
 	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.GroupVersion = nil
-	cfg.APIPath = "/apis"
-	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
-	c, err := rest.UnversionedRESTClientFor(cfg)
+	c, err := virtapi.NewClient(env.Config)
 	if err != nil {
 		return nil, fmt.Errorf("building the subresources client: %w", err)
 	}
-	return subresources{client: c}, nil
-}
-
-// Start asks virt-api to start the VM.
-func (s subresources) Start(ctx context.Context, namespace, name string) error {
-	return s.put(ctx, namespace, name, "start")
-}
-
-// Stop asks virt-api to stop the VM.
-func (s subresources) Stop(ctx context.Context, namespace, name string) error {
-	return s.put(ctx, namespace, name, "stop")
-}
-
-// put sends an empty options body, as upstream's client does; the error of
-// a refused request is the API's Status (a 409 when already stopping).
-func (s subresources) put(ctx context.Context, namespace, name, verb string) error {
-	return s.client.Put().
-		AbsPath("/apis/subresources.kubevirt.io/v1/namespaces", namespace, "virtualmachines", name, verb).
-		Body([]byte("{}")).SetHeader("Content-Type", "application/json").
-		Do(ctx).Error()
+	return c, nil
 }

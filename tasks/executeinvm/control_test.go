@@ -1,48 +1,21 @@
 package executeinvm
 
 import (
-	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/virtapi"
 )
 
 func TestSubresources(t *testing.T) {
-	var mu sync.Mutex
-	var calls []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		calls = append(calls, r.Method+" "+r.URL.Path+" "+string(body))
-		mu.Unlock()
-		if r.URL.Path == "/apis/subresources.kubevirt.io/v1/namespaces/ns/virtualmachines/vm/stop" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusConflict)
-			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Conflict","code":409,` +
-				`"message":"Operation cannot be fulfilled on virtualmachine.kubevirt.io \"vm\": VM is not running"}`))
-		}
-	}))
-	defer srv.Close()
-	c, err := newSubresources(stepenv.Env{Config: &rest.Config{Host: srv.URL}})
+	c, err := newSubresources(stepenv.Env{Config: &rest.Config{Host: "https://api.example:6443"}})
 	require.NoError(t, err)
-
-	require.NoError(t, c.Start(context.Background(), "ns", "vm"))
-	err = c.Stop(context.Background(), "ns", "vm")
-	assert.True(t, apierrors.IsConflict(err), "%v", err)
-	assert.Equal(t, []string{
-		"PUT /apis/subresources.kubevirt.io/v1/namespaces/ns/virtualmachines/vm/start {}",
-		"PUT /apis/subresources.kubevirt.io/v1/namespaces/ns/virtualmachines/vm/stop {}",
-	}, calls)
+	assert.IsType(t, virtapi.Client{}, c, "virt-api's start and stop subresources")
 
 	_, err = newSubresources(stepenv.Env{})
-	assert.Error(t, err)
+	assert.EqualError(t, err, "starting and stopping VMs needs the API server's configuration")
 }

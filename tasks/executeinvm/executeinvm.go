@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/virtflow/virtflow/tasks/exitcode"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -28,17 +29,16 @@ var CleanupVM = stepenv.Task{Name: "cleanup-vm", Run: defaultRunner.run}
 func Main(ctx context.Context, args []string) error {
 	params, cleanup, err := parseArgs(args, os.Getenv)
 	if err != nil {
-		return withCode(err, exitInvalidArguments)
+		return exitcode.With(err, exitInvalidArguments)
 	}
 	task := ExecuteInVM
 	if cleanup || os.Getenv("COMMAND") == CleanupVM.Name {
 		task = CleanupVM
 	}
-	c, cfg, err := stepenv.Client()
+	env, err := stepenv.New(stepenv.ActiveNamespace(), os.Stdout)
 	if err != nil {
-		return withCode(err, exitInitialization)
+		return exitcode.With(err, exitInitialization)
 	}
-	env := stepenv.Env{Client: c, Config: cfg, Namespace: stepenv.ActiveNamespace(), Results: &stepenv.Results{}, Log: os.Stdout}
 	return task.Run(ctx, env, params)
 }
 

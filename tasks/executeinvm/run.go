@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/virtflow/virtflow/tasks/exitcode"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -62,11 +63,11 @@ var defaultRunner = runner{secretDir: SecretDir, timing: upstreamTiming, control
 func (r runner) run(ctx context.Context, env stepenv.Env, params stepenv.Params) error {
 	o, err := parseOptions(params, env.Namespace)
 	if err != nil {
-		return withCode(err, exitInvalidArguments)
+		return exitcode.With(err, exitInvalidArguments)
 	}
 	control, err := r.control(env)
 	if err != nil {
-		return withCode(err, exitInitialization)
+		return exitcode.With(err, exitInitialization)
 	}
 	l := &vmLifecycle{env: env, control: control, timing: r.timing,
 		target: vmTarget{namespace: o.vmNamespace, name: o.vmName}}
@@ -75,11 +76,10 @@ func (r runner) run(ctx context.Context, env stepenv.Env, params stepenv.Params)
 		runErr = r.runScript(ctx, env, o, l)
 	}
 	code := exitActionFailed
-	var coded *codedError
-	if errors.As(runErr, &coded) {
-		code = coded.code // the connection could not be set up
+	if c, coded := exitcode.Of(runErr); coded {
+		code = c // the connection could not be set up
 	}
-	return withCode(errors.Join(runErr, r.cleanup(ctx, o, l)), code)
+	return exitcode.With(errors.Join(runErr, r.cleanup(ctx, o, l)), code)
 }
 
 // runScript starts the VM, connects and runs the script within the
@@ -87,11 +87,11 @@ func (r runner) run(ctx context.Context, env stepenv.Env, params stepenv.Params)
 func (r runner) runScript(ctx context.Context, env stepenv.Env, o options, l *vmLifecycle) error {
 	data, err := readSecret(ctx, env, r.secretDir, o.secretName)
 	if err != nil {
-		return withCode(err, exitInitialization)
+		return exitcode.With(err, exitInitialization)
 	}
 	conn, err := parseConnection(data)
 	if err != nil {
-		return withCode(err, exitInitialization)
+		return exitcode.With(err, exitInitialization)
 	}
 	exec := r.newExecutor(env, conn)
 	defer exec.close()
@@ -107,7 +107,7 @@ func (r runner) runScript(ctx context.Context, env stepenv.Env, o options, l *vm
 	if err := exec.connect(ctx, l.target); err != nil {
 		return err
 	}
-	stop := keepAlive(env, "running the script in "+o.vmName, r.timing.connection)
+	stop := env.KeepAlive("running the script in "+o.vmName, r.timing.connection)
 	err = exec.execute(ctx, o.script)
 	stop()
 	if err != nil {
@@ -117,25 +117,6 @@ func (r runner) runScript(ctx context.Context, env stepenv.Env, o options, l *vm
 		return err
 	}
 	return nil
-}
-
-// keepAlive reports detail every interval until the returned stop is
-// called: a script may run long without output.
-func keepAlive(env stepenv.Env, detail string, every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				env.Alive(detail)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // cleanup stops, then deletes, the VM as asked; it does not count against

@@ -16,15 +16,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
-	clienttesting "k8s.io/client-go/testing"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const ns = "tasks"
@@ -113,13 +110,8 @@ type fixture struct {
 // newFixture has a VM "vm" without an instance, and a console secret
 // "conn" mounted.
 func newFixture(t *testing.T, objs ...crclient.Object) *fixture {
-	s, err := scheme.New()
-	require.NoError(t, err)
 	vm := &kubevirtv1.VirtualMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "vm"}}
-	// A tracker without field management: the fake one's cannot take the
-	// VMI's uint64 fields.
-	tracker := clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder())
-	c := fake.NewClientBuilder().WithScheme(s).WithObjectTracker(tracker).WithObjects(append(objs, vm)...).Build()
+	c := tasktest.BuilderWithoutFieldManagement(t).WithObjects(append(objs, vm)...).Build()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "type"), []byte("console"), 0o644))
 	f := &fixture{client: c, control: &fakeControl{c: c}, exec: &fakeExecutor{}, log: &bytes.Buffer{}}

@@ -13,7 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/virtflow/virtflow/tasks/diskvirt/shellwords"
+	"github.com/virtflow/virtflow/tasks/shellwords"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 

@@ -14,11 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 // fast keeps the tests' keys quick to make.
@@ -32,9 +31,7 @@ type testEnv struct {
 
 func newTestEnv(t *testing.T, funcs *interceptor.Funcs, objs ...crclient.Object) *testEnv {
 	t.Helper()
-	s, err := kubescheme.New()
-	require.NoError(t, err)
-	b := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...)
+	b := tasktest.Builder(t).WithObjects(objs...)
 	if funcs != nil {
 		b = b.WithInterceptorFuncs(*funcs)
 	}

@@ -37,11 +37,10 @@ func Main(ctx context.Context, args []string) error {
 	if _, err := parseKeygenOptions(o.keygenOptions, "default"); err != nil {
 		return err
 	}
-	c, cfg, err := stepenv.Client()
+	env, err := stepenv.New(active, os.Stderr)
 	if err != nil {
 		return err
 	}
-	env := stepenv.Env{Client: c, Config: cfg, Namespace: active, Results: &stepenv.Results{}, Log: os.Stderr}
 	return Task.Run(ctx, env, params)
 }
 

@@ -2,15 +2,14 @@ package modifydataobject
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -44,14 +43,15 @@ func Main(ctx context.Context, args []string) error {
 	if _, err := parseOptions(params, active); err != nil {
 		return err
 	}
-	if params.String(ParamDeleteObject) != "true" && !validOutput(output) {
-		return fmt.Errorf("%v is not a valid output type", output)
+	if params.String(ParamDeleteObject) != "true" {
+		if err := outputformat.Check(output); err != nil {
+			return err
+		}
 	}
-	c, cfg, err := stepenv.Client()
+	env, err := stepenv.New(active, os.Stderr)
 	if err != nil {
 		return err
 	}
-	env := stepenv.Env{Client: c, Config: cfg, Namespace: active, Results: &stepenv.Results{}, Log: os.Stderr}
 	obj, err := apply(ctx, env, params)
 	if err != nil {
 		return err
@@ -91,29 +91,10 @@ func parseArgs(args []string) (string, error) {
 	return output, nil
 }
 
-func validOutput(output string) bool {
-	return output == "" || output == "yaml" || output == "json"
-}
-
 // printObject prints the created object as upstream does with --output.
 func printObject(w io.Writer, obj *unstructured.Unstructured, output string) error {
 	if obj == nil {
 		return nil
 	}
-	var out []byte
-	var err error
-	switch output {
-	case "yaml":
-		out, err = yaml.Marshal(obj.Object)
-	case "json":
-		out, err = json.MarshalIndent(obj.Object, "", "    ")
-		out = append(out, '\n')
-	default:
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("printing the data object: %w", err)
-	}
-	_, err = w.Write(out)
-	return err
+	return outputformat.Print(w, "the data object", obj.Object, output)
 }

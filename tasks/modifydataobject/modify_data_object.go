@@ -40,10 +40,7 @@ func apply(ctx context.Context, env stepenv.Env, params stepenv.Params) (*unstru
 	if err != nil {
 		return nil, err
 	}
-	if err := env.Results.Write(ResultName, created.GetName()); err != nil {
-		return nil, err
-	}
-	if err := env.Results.Write(ResultNamespace, created.GetNamespace()); err != nil {
+	if err := env.Results.WriteObject(created); err != nil {
 		return nil, err
 	}
 	return created, nil

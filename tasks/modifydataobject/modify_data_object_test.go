@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,10 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const dvManifest = `apiVersion: cdi.kubevirt.io/v1beta1
@@ -49,28 +47,19 @@ type testEnv struct {
 	stepenv.Env
 	client crclient.Client
 	log    *bytes.Buffer
-	mu     sync.Mutex
-	alive  []string
+	alive  tasktest.Progress
 }
 
 func newTestEnv(t *testing.T, objs ...crclient.Object) *testEnv {
 	t.Helper()
-	s, err := kubescheme.New()
-	require.NoError(t, err)
-	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+	c := tasktest.Builder(t).WithObjects(objs...).Build()
 	te := &testEnv{client: c, log: &bytes.Buffer{}}
 	te.Env = stepenv.Env{
 		Client: c, Namespace: "active", Log: te.log,
 		Results:  &stepenv.Results{Values: map[string]string{}},
-		Progress: te.progress,
+		Progress: te.alive.Record,
 	}
 	return te
-}
-
-func (te *testEnv) progress(detail string) {
-	te.mu.Lock()
-	defer te.mu.Unlock()
-	te.alive = append(te.alive, detail)
 }
 
 func (te *testEnv) run(params map[string]string) error {

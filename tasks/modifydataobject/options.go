@@ -38,8 +38,8 @@ const (
 
 // The result names.
 const (
-	ResultName      = "name"
-	ResultNamespace = "namespace"
+	ResultName      = stepenv.ResultName
+	ResultNamespace = stepenv.ResultNamespace
 )
 
 // The kinds the task creates or deletes.

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/tasks/podowner"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -24,14 +25,5 @@ func setPodOwner(ctx context.Context, env stepenv.Env, o *options, obj metav1.Ob
 	if err := env.Client.Get(ctx, crclient.ObjectKey{Namespace: *o.podNamespace, Name: *o.podName}, pod); err != nil {
 		return err
 	}
-	if obj.GetNamespace() != pod.Namespace {
-		return fmt.Errorf("can't create owner reference for objects in different namespaces")
-	}
-	obj.SetOwnerReferences([]metav1.OwnerReference{{
-		APIVersion: "v1",
-		Kind:       "Pod",
-		Name:       pod.Name,
-		UID:        pod.UID,
-	}})
-	return nil
+	return podowner.Set(obj, pod)
 }

@@ -24,10 +24,7 @@ func (te *testEnv) later(t *testing.T, change func(*cdiv1beta1.DataVolume)) {
 	go func() {
 		for range 100 {
 			time.Sleep(pollInterval)
-			te.mu.Lock()
-			looks := len(te.alive)
-			te.mu.Unlock()
-			if looks >= 3 {
+			if len(te.alive.Details()) >= 3 {
 				break
 			}
 		}
@@ -64,8 +61,8 @@ func TestWaitForSuccessUntilTheDataVolumeSucceeded(t *testing.T) {
 	te.later(t, dvStatus(cdiv1beta1.Succeeded, 0, bound))
 	require.NoError(t, te.run(waitParams()))
 	assert.Equal(t, map[string]string{ResultName: "disk", ResultNamespace: "active"}, te.results())
-	assert.GreaterOrEqual(t, len(te.alive), 3)
-	assert.Equal(t, "waiting for DataVolume active/disk", te.alive[0])
+	assert.GreaterOrEqual(t, len(te.alive.Details()), 3)
+	assert.Equal(t, "waiting for DataVolume active/disk", te.alive.Details()[0])
 }
 
 // Succeeded needs the claim bound too.
@@ -182,11 +179,11 @@ func TestWaitForSuccessOfADataSourceUntilReady(t *testing.T) {
 		}
 	}()
 	require.NoError(t, te.run(map[string]string{ParamManifest: dsManifest, ParamWaitForSuccess: "true"}))
-	assert.Equal(t, "waiting for DataSource images/src", te.alive[0])
+	assert.Equal(t, "waiting for DataSource images/src", te.alive.Details()[0])
 }
 
 func TestNoWaitWithoutWaitForSuccess(t *testing.T) {
 	te := newTestEnv(t)
 	require.NoError(t, te.run(map[string]string{ParamManifest: dvManifest, ParamWaitForSuccess: "True"}))
-	assert.Empty(t, te.alive, "only \"true\" waits, as upstream")
+	assert.Empty(t, te.alive.Details(), "only \"true\" waits, as upstream")
 }

@@ -1,27 +1,18 @@
 package modifyvmtemplate
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/virtflow/virtflow/tasks/stepargs"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
-// clearEnv leaves none of modify-vm-template's variables set.
-func clearEnv(t *testing.T) {
-	for _, o := range cliOptions {
-		if o.env != "" {
-			t.Setenv(o.env, "")
-			require.NoError(t, os.Unsetenv(o.env))
-		}
-	}
-}
-
 func TestStepParamsOfTheTask(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, cliOptions)
 	// What modify-vm-template's step sets.
 	env := map[string]string{
 		"TEMPLATE_NAME": "tpl", "TEMPLATE_NAMESPACE": "", "CPU_SOCKETS": "0", "CPU_CORES": "2", "CPU_THREADS": "0",
@@ -37,7 +28,7 @@ func TestStepParamsOfTheTask(t *testing.T) {
 		"note:two words", "--disks", `{"name": "test", "cdrom": {"bus": "sata"}}`, "--volumes", "--datavolumeTemplates",
 		"--templateParameters", `{"name": "NAME"}`,
 	}
-	params, output, err := stepParams(args)
+	params, output, err := stepargs.TaskParams(cliOptions, args)
 	require.NoError(t, err)
 	assert.Equal(t, "yaml", output)
 	assert.Equal(t, stepenv.Params{
@@ -55,23 +46,23 @@ func TestStepParamsOfTheTask(t *testing.T) {
 }
 
 func TestStepParamsFromTheCommandLine(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, cliOptions)
 	t.Setenv("DELETE_TEMPLATE", "false")
-	params, output, err := stepParams([]string{"--template-name", "tpl", "--delete-template", "--delete-disks=false", "-o", "json", "--debug"})
+	params, output, err := stepargs.TaskParams(cliOptions, []string{"--template-name", "tpl", "--delete-template", "--delete-disks=false", "-o", "json", "--debug"})
 	require.NoError(t, err)
 	assert.Equal(t, "json", output)
 	assert.Equal(t, map[string]string{"templateName": "tpl", "deleteTemplate": "true", "deleteDisks": "false"}, params.Strings)
 }
 
 func TestStepParamsErrors(t *testing.T) {
-	clearEnv(t)
+	tasktest.UnsetOptionEnv(t, cliOptions)
 	for want, args := range map[string][]string{
 		"yml is not a valid output type":       {"--output=yml"},
 		"unknown argument --cpu":               {"--cpu", "2"},
 		"too many positional arguments at 'x'": {"--delete-disks", "x"},
 		"missing value for --memory":           {"--memory"},
 	} {
-		_, _, err := stepParams(args)
+		_, _, err := stepargs.TaskParams(cliOptions, args)
 		require.EqualError(t, err, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
+	"github.com/virtflow/virtflow/tasks/keyvalues"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -128,16 +129,16 @@ func (o *options) readValues(params stepenv.Params) error {
 	o.cpuThreads = cpuCount(params.String(ParamCPUThreads), "wrong cpu threads value", errs)
 	o.cpuSockets = cpuCount(params.String(ParamCPUSockets), "wrong cpu sockets value", errs)
 	var err error
-	if o.templateLabels, err = keysAndValues(withoutSpaces(params.Array(ParamTemplateLabels))); err != nil {
+	if o.templateLabels, err = keyvalues.Parse(withoutSpaces(params.Array(ParamTemplateLabels))); err != nil {
 		// Upstream stops at bad template labels.
 		errs.add("wrong template labels", err)
 		return errs
 	}
-	o.templateAnnotations, err = keysAndValues(params.Array(ParamTemplateAnnotations))
+	o.templateAnnotations, err = keyvalues.Parse(params.Array(ParamTemplateAnnotations))
 	errs.add("wrong template annotations", err)
-	o.vmLabels, err = keysAndValues(withoutSpaces(params.Array(ParamVMLabels)))
+	o.vmLabels, err = keyvalues.Parse(withoutSpaces(params.Array(ParamVMLabels)))
 	errs.add("wrong vm labels", err)
-	o.vmAnnotations, err = keysAndValues(params.Array(ParamVMAnnotations))
+	o.vmAnnotations, err = keyvalues.Parse(params.Array(ParamVMAnnotations))
 	errs.add("wrong vm annotations", err)
 	return errs.orNil()
 }

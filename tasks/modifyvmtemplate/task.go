@@ -11,6 +11,7 @@ import (
 	templatev1 "github.com/openshift/api/template/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -39,8 +40,8 @@ const (
 
 // Result names of the modify-vm-template Task.
 const (
-	ResultName      = "name"
-	ResultNamespace = "namespace"
+	ResultName      = stepenv.ResultName
+	ResultNamespace = stepenv.ResultNamespace
 )
 
 // Task is the modify-vm-template Task.
@@ -69,13 +70,10 @@ func modifyTemplate(ctx context.Context, env stepenv.Env, params stepenv.Params,
 	} else if err := update(ctx, env, tpl, o); err != nil {
 		return err
 	}
-	if err := env.Results.Write(ResultName, tpl.Name); err != nil {
+	if err := env.Results.WriteObject(tpl); err != nil {
 		return err
 	}
-	if err := env.Results.Write(ResultNamespace, tpl.Namespace); err != nil {
-		return err
-	}
-	return printTemplate(env, tpl, output)
+	return outputformat.PrintObject(env.Log, tpl, templatev1.GroupVersion.WithKind("Template"), output)
 }
 
 // update applies o to tpl and its VM and saves tpl, which becomes what the

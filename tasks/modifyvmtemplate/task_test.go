@@ -13,11 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/yaml"
 
-	"github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/tasks/outputformat"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 const vmTemplate = `kind: Template
@@ -74,15 +73,10 @@ objects:
                 userData: '#cloud-config'
 `
 
-func testEnv(t *testing.T, objs ...client.Object) (stepenv.Env, *bytes.Buffer) {
+// testEnv is a task environment on a fake cluster holding vmTemplate.
+func testEnv(t *testing.T) (stepenv.Env, *bytes.Buffer) {
 	t.Helper()
-	s, err := scheme.New()
-	require.NoError(t, err)
-	tpl := &templatev1.Template{}
-	require.NoError(t, yaml.Unmarshal([]byte(vmTemplate), tpl))
-	c := fake.NewClientBuilder().WithScheme(s).WithObjects(append(objs, tpl)...).Build()
-	log := &bytes.Buffer{}
-	return stepenv.Env{Client: c, Namespace: "active", Results: &stepenv.Results{Values: map[string]string{}}, Log: log}, log
+	return tasktest.Env(t, tasktest.Template(t, vmTemplate))
 }
 
 // stored is the template and its VM as the fake cluster holds them.
@@ -119,7 +113,7 @@ func TestModifyTemplateAndVM(t *testing.T) {
 		ParamDatavolumeTemplates: {`{"metadata": {"name": "extra"}, "spec": {"source": {"http": {"url": "http://x"}}}}`},
 		ParamTemplateParameters:  {`{"name": "NAME", "description": "VM name"}`, `{"name": "NEW", "value": "v"}`},
 	})
-	require.NoError(t, modifyTemplate(context.Background(), env, p, outputYAML))
+	require.NoError(t, modifyTemplate(context.Background(), env, p, outputformat.YAML))
 	assert.Equal(t, map[string]string{"name": "cirros-vm-template", "namespace": "active"}, env.Results.Values)
 	assert.True(t, strings.HasPrefix(log.String(), "Template active/cirros-vm-template updated\napiVersion: template.openshift.io/v1\nkind: Template\n"), log.String())
 
@@ -206,14 +200,9 @@ func TestDeleteTemplate(t *testing.T) {
 }
 
 func TestModifyTemplateWithoutVM(t *testing.T) {
-	s, err := scheme.New()
-	require.NoError(t, err)
 	tpl := &templatev1.Template{}
 	tpl.Name, tpl.Namespace = "empty", "active"
-	env := stepenv.Env{
-		Client: fake.NewClientBuilder().WithScheme(s).WithObjects(tpl).Build(), Namespace: "active",
-		Results: &stepenv.Results{Values: map[string]string{}},
-	}
+	env, _ := tasktest.Env(t, tpl)
 	require.EqualError(t, Task.Run(context.Background(), env, taskParams(map[string]string{ParamTemplateName: "empty"}, nil)),
 		"no VM object found in the template")
 }

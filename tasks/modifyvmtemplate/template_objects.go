@@ -7,9 +7,6 @@ import (
 	templatev1 "github.com/openshift/api/template/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-	"sigs.k8s.io/yaml"
-
-	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
 // firstVM decodes the template's first kubevirt.io/v1 VirtualMachine and
@@ -37,33 +34,4 @@ func firstVM(tpl *templatev1.Template) (*kubevirtv1.VirtualMachine, int, error) 
 		return vm, i, nil
 	}
 	return nil, -1, errNoVM
-}
-
-// Output formats of the step's --output (-o).
-const (
-	outputYAML = "yaml"
-	outputJSON = "json"
-)
-
-// printTemplate writes the template to the log in format ("" prints
-// nothing).
-func printTemplate(env stepenv.Env, tpl *templatev1.Template, format string) error {
-	if format == "" || env.Log == nil {
-		return nil
-	}
-	out := tpl.DeepCopy()
-	out.APIVersion, out.Kind = templatev1.GroupVersion.String(), "Template"
-	var data []byte
-	var err error
-	if format == outputJSON {
-		data, err = json.MarshalIndent(out, "", "    ")
-		data = append(data, '\n')
-	} else {
-		data, err = yaml.Marshal(out)
-	}
-	if err != nil {
-		return fmt.Errorf("printing Template %s/%s: %w", tpl.Namespace, tpl.Name, err)
-	}
-	_, err = env.Log.Write(data)
-	return err
 }

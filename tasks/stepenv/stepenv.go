@@ -7,6 +7,7 @@ package stepenv
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,17 @@ func Client() (crclient.Client, *rest.Config, error) {
 	return c, cfg, nil
 }
 
+// New is the Env of a step program in its pod: Client's client and
+// configuration, the active namespace given, results to ResultsDir and the
+// log to log.
+func New(namespace string, log io.Writer) (Env, error) {
+	c, cfg, err := Client()
+	if err != nil {
+		return Env{}, err
+	}
+	return Env{Client: c, Config: cfg, Namespace: namespace, Results: &Results{}, Log: log}, nil
+}
+
 // ActiveNamespace is the namespace the step runs in: POD_NAMESPACE when
 // set (the Task passes it from the downward API), else the service
 // account's, else "default"; upstream's tasks default their namespace
@@ -68,6 +80,14 @@ func ActiveNamespace() string {
 	}
 	return "default"
 }
+
+// Result names of the Tasks that make or edit one object and report it
+// (create-vm-from-manifest, create-vm-from-template, copy-template,
+// modify-vm-template, modify-data-object).
+const (
+	ResultName      = "name"
+	ResultNamespace = "namespace"
+)
 
 // Results writes a step's results; the zero value writes to ResultsDir.
 type Results struct {
@@ -92,4 +112,20 @@ func (r *Results) Write(name, value string) error {
 		return fmt.Errorf("writing result %s: %w", name, err)
 	}
 	return nil
+}
+
+// namedObject is what WriteObject reads of an object: every Kubernetes
+// object, typed or not, has both.
+type namedObject interface {
+	GetName() string
+	GetNamespace() string
+}
+
+// WriteObject records obj's name and namespace as ResultName and
+// ResultNamespace.
+func (r *Results) WriteObject(obj namedObject) error {
+	if err := r.Write(ResultName, obj.GetName()); err != nil {
+		return err
+	}
+	return r.Write(ResultNamespace, obj.GetNamespace())
 }

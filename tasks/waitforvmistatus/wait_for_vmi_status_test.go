@@ -10,14 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	clienttesting "k8s.io/client-go/testing"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/tasks/stepenv"
+	"github.com/virtflow/virtflow/tasks/tasktest"
 )
 
 func TestMain(m *testing.M) {
@@ -29,29 +26,21 @@ func TestMain(m *testing.M) {
 type testEnv struct {
 	stepenv.Env
 	client  crclient.WithWatch
-	mu      sync.Mutex
-	alive   []string
+	alive   tasktest.Progress
 	started chan struct{}
 	once    sync.Once
 }
 
 func newTestEnv(t *testing.T, objs ...crclient.Object) *testEnv {
 	t.Helper()
-	s, err := kubescheme.New()
-	require.NoError(t, err)
-	// A tracker without field management: the fake one's cannot take the
-	// VMI's uint64 fields.
-	tracker := clienttesting.NewObjectTracker(s, serializer.NewCodecFactory(s).UniversalDecoder())
-	c := fake.NewClientBuilder().WithScheme(s).WithObjectTracker(tracker).WithObjects(objs...).Build()
+	c := tasktest.BuilderWithoutFieldManagement(t).WithObjects(objs...).Build()
 	te := &testEnv{client: c, started: make(chan struct{})}
 	te.Env = stepenv.Env{Client: c, Namespace: "active", Results: &stepenv.Results{Values: map[string]string{}}, Progress: te.progress}
 	return te
 }
 
 func (te *testEnv) progress(detail string) {
-	te.mu.Lock()
-	defer te.mu.Unlock()
-	te.alive = append(te.alive, detail)
+	te.alive.Record(detail)
 	te.once.Do(func() { close(te.started) })
 }
 
@@ -122,7 +111,7 @@ func TestBadParametersFailWithUpstreamMessages(t *testing.T) {
 func TestNoConditionsSucceedAtOnce(t *testing.T) {
 	te := newTestEnv(t)
 	require.NoError(t, te.run(context.Background(), conditions(" ", "")))
-	assert.Empty(t, te.alive)
+	assert.Empty(t, te.alive.Details())
 }
 
 func TestSuccessConditionEndsTheWait(t *testing.T) {
@@ -133,7 +122,7 @@ func TestSuccessConditionEndsTheWait(t *testing.T) {
 		}
 		te.setPhase(t, kubevirtv1.Running)
 		require.NoError(t, te.run(context.Background(), conditions("status.phase == Running", "status.phase in (Failed, Unknown)")))
-		assert.Equal(t, "waiting for VMI active/vm", te.alive[0])
+		assert.Equal(t, "waiting for VMI active/vm", te.alive.Details()[0])
 	}
 }
 
@@ -206,9 +195,7 @@ func TestTheWaitEndsWithTheContext(t *testing.T) {
 	defer cancel()
 	err := te.run(ctx, conditions("status.phase == Running", ""))
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	te.mu.Lock()
-	defer te.mu.Unlock()
-	assert.Greater(t, len(te.alive), 3, "alive on every look")
+	assert.Greater(t, len(te.alive.Details()), 3, "alive on every look")
 }
 
 func TestMainReportsBadInputFirst(t *testing.T) {
