@@ -6,13 +6,10 @@
 package tasks
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -20,9 +17,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
+	"github.com/virtflow/virtflow/kube/apply"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
 
@@ -280,7 +276,7 @@ func readTree(edit func(string) string) ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", file, err)
 		}
-		docs, err := decodeAll(file, []byte(edit(string(data))))
+		docs, err := apply.Decode(file, []byte(edit(string(data))))
 		objs = append(objs, docs...)
 		return err
 	})
@@ -288,32 +284,4 @@ func readTree(edit func(string) string) ([]*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("reading the Tekton tasks' manifests: %w", err)
 	}
 	return objs, nil
-}
-
-// decodeAll decodes the objects of a multi-document YAML file, skipping
-// documents that hold only comments.
-func decodeAll(file string, data []byte) ([]*unstructured.Unstructured, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []*unstructured.Unstructured
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return objs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("splitting %s: %w", file, err)
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, fmt.Errorf("parsing %s: %w", file, err)
-		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(js); err != nil {
-			return nil, fmt.Errorf("decoding an object of %s: %w", file, err)
-		}
-		objs = append(objs, obj)
-	}
 }

@@ -1,11 +1,7 @@
 package addons
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,10 +10,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/kube/apply"
 )
 
 // koPrefix marks, in the release's sources, an image ko builds from a
@@ -74,29 +69,7 @@ func readObjects(file string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []*unstructured.Unstructured
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return objs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("splitting %s: %w", file, err)
-		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			return nil, fmt.Errorf("parsing %s: %w", file, err)
-		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(js); err != nil {
-			return nil, fmt.Errorf("decoding an object of %s: %w", file, err)
-		}
-		objs = append(objs, obj)
-	}
+	return apply.Decode(file, data)
 }
 
 // rewriteTektonRelease makes the release run on the node: every ko://
