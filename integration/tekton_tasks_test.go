@@ -96,9 +96,9 @@ func TestTemplateAndKeyTasksRunAsTaskRuns(t *testing.T) {
 	})
 	succeeded(t, n, taskRunGVK, pipelinesNS, modifyRun, 3*time.Minute)
 	out, err := n.kubectl("get", "template", "-n", pipelinesNS, "my-server", "-o",
-		"jsonpath={.metadata.labels.team} {.objects[0].spec.template.spec.domain.memory.guest}").CombinedOutput()
+		"jsonpath={.metadata.labels.team} {.objects[0].spec.template.spec.domain.resources.requests.memory}").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	require.Equal(t, "blue 384Mi", string(out))
+	require.Equal(t, "blue 384Mi", string(out), "upstream's modify-vm-template sets the memory request")
 	keys := succeeded(t, n, taskRunGVK, pipelinesNS, keysRun, 3*time.Minute)
 	for _, name := range []string{"publicKeySecretName", "privateKeySecretName"} {
 		secret := runResults(keys)[name]
