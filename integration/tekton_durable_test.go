@@ -184,3 +184,29 @@ func vmsNamed(t *testing.T, n *upRun, name string) []string {
 	}
 	return []string{string(out)}
 }
+
+// TestBadInputToTasksFailsSayingWhy gives a container task a template that
+// does not exist and a durable task a param of the wrong shape and one
+// missing: each run fails at once with a message a user can act on.
+func TestBadInputToTasksFailsSayingWhy(t *testing.T) {
+	n := onNode(t)
+	missing := taskRun(t, n, "create-vm-from-template", map[string]any{"templateName": "no-such-template", "templateNamespace": "openshift"})
+	wrongShape := customRun(t, n, sspc.KindDurableTask, "wait-for-vmi-status", "wait-for-vmi-status-task", []any{
+		map[string]any{"name": "vmiName", "value": []any{"a", "b"}},
+	})
+	noName := customRun(t, n, sspc.KindDurableTask, "wait-for-vmi-status", "wait-for-vmi-status-task", nil)
+
+	got := &unstructured.Unstructured{}
+	status, _, _ := runCondition(t, n, taskRunGVK, pipelinesNS, missing, got, 3*time.Minute)
+	require.Equal(t, "False", status)
+	pod, _, _ := unstructured.NestedString(got.Object, "status", "podName")
+	logs, _ := n.kubectl("logs", "-n", pipelinesNS, pod, "-c", "step-createvm").CombinedOutput()
+	require.Contains(t, string(logs), `"no-such-template" not found`)
+
+	status, _, msg := runCondition(t, n, customRunGVK, pipelinesNS, wrongShape.GetName(), got, time.Minute)
+	require.Equal(t, "False", status)
+	require.Contains(t, msg, "param types don't match the user-specified type: [vmiName]")
+	status, _, msg = runCondition(t, n, customRunGVK, pipelinesNS, noName.GetName(), got, time.Minute)
+	require.Equal(t, "False", status)
+	require.Contains(t, msg, "missing values for these params which have no default values: [vmiName]")
+}
