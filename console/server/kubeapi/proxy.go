@@ -55,6 +55,12 @@ func (u *Upstream) rewrite(pr *httputil.ProxyRequest) {
 	}
 	token, _ := session.Token(pr.In.Context())
 	h.Set("Authorization", "Bearer "+token)
+	if h.Get("Origin") != "" {
+		// The console checked the page's origin; beyond it the console is
+		// the origin, and a websocket server checking Origin against its
+		// own host (gorilla's default) must see its own.
+		h.Set("Origin", u.target.Scheme+"://"+u.target.Host)
+	}
 }
 
 // dropAuthChallenge keeps a 401 from making the browser pop up its own

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/virtflow/virtflow/console/server/reply"
+)
+
+// NotBuilt is the placeholder page's text when the bundle is missing.
+const NotBuilt = "the console's bundle is not built: run hack/console-build.sh\n"
+
+// static serves the bundle's files, and index.html for any other path,
+// so the page's own router handles its deep links. The bundle is looked
+// at on each request: a development build appearing later is served
+// without a restart.
+func (s *Server) static() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			reply.Error(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, r.Method+" is not served here")
+			return
+		}
+		pageHeaders(w.Header())
+		assets := s.cfg.Assets
+		if assets == nil {
+			notBuilt(w)
+			return
+		}
+		index, err := fs.ReadFile(assets, "index.html")
+		if err != nil {
+			notBuilt(w)
+			return
+		}
+		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+		if info, err := fs.Stat(assets, name); err == nil && !info.IsDir() && name != "index.html" {
+			http.ServeFileFS(w, r, assets, name)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(index)
+	})
+}
+
+// pageHeaders keep the console out of other sites' frames and stop the
+// browser from guessing content types.
+func pageHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "same-origin")
+}
+
+func notBuilt(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte(NotBuilt))
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	reply.Error(w, http.StatusNotFound, metav1.StatusReasonNotFound, r.URL.Path+" is not a console API path")
+}
