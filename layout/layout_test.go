@@ -70,11 +70,15 @@ var allowed = map[string][]string{
 	"worker":     {"api", "contracts", "kube", "activities", "workflows", "tasks"},
 	// components are the commands of the component pods: each wires
 	// operators or node code, and the worker, to a manager.
-	"components": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "components", "tasks"},
+	"components": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "components", "tasks", "console"},
 	// tasks are the Tekton step programs: Kubernetes code and virtctl's
 	// VM builder and console stream, never operators or node code (their
 	// binary is static, for images of their own).
 	"tasks": {"api", "kube", "virtctl", "version", "tasks"},
+	// console is the web console: its server reaches the kube-apiserver
+	// as the logged-in user and reads Temporal, never operators or node
+	// code (the workflows' owners come from contracts' names).
+	"console": {"api", "kube", "contracts", "version", "console"},
 	// version is the build's version stamp, a leaf.
 	"version": {},
 	// replaytest is the workflows' test helper: it replays recorded

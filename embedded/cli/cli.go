@@ -15,6 +15,7 @@ import (
 	"github.com/virtflow/virtflow/components/cdiuploadproxy"
 	"github.com/virtflow/virtflow/components/clidownload"
 	"github.com/virtflow/virtflow/components/componentoperator"
+	"github.com/virtflow/virtflow/components/console"
 	"github.com/virtflow/virtflow/components/controlworker"
 	"github.com/virtflow/virtflow/components/hcooperator"
 	"github.com/virtflow/virtflow/components/hcowebhook"
@@ -62,6 +63,8 @@ commands:
            run SSP's template validator (its Deployment's command)
   control-worker --temporal-address HOST:PORT
            run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
+  console --listen ADDR --temporal-address HOST:PORT --temporal-ui URL [--kubeconfig FILE]
+           serve the web console (logins act as the user's own token, never the console's)
   hostpath-csi --csi-address SOCKET --host-root DIR
            run the hostpath CSI driver on the node named by $NODE_NAME (its DaemonSet's driver container)
   virt-launcher --dir DIR
@@ -112,6 +115,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return clidownload.Main(ctx, args[1:])
 	case "control-worker":
 		return controlworker.Main(ctx, args[1:])
+	case "console":
+		return console.Main(ctx, args[1:], nil)
 	case "virt-template-validator":
 		return templatevalidator.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":

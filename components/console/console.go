@@ -1,0 +1,92 @@
+// Package console is the `virtflow console` command: the web console's
+// server on one address, its metrics on another, until the context ends.
+package console
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/console/server"
+	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Port is the console's default port.
+const Port = 8443
+
+// shutdownGrace is how long requests in flight may take to finish.
+const shutdownGrace = 5 * time.Second
+
+// options are the command's flags.
+type options struct {
+	listen, metricsListen       string
+	kubeconfig                  string
+	temporalAddress, temporalNS string
+	temporalUI                  string
+	sessionTTL                  time.Duration
+}
+
+func parse(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("console", flag.ContinueOnError)
+	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", Port), "address the console serves plain HTTP on")
+	fs.StringVar(&o.metricsListen, "metrics-listen", ":"+strconv.Itoa(component.MetricsPort), "address of the Prometheus metrics; empty turns them off")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig locating the kube-apiserver (its credentials are never used); the pod's in-cluster configuration when empty")
+	fs.StringVar(&o.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port; empty turns the operations view off")
+	fs.StringVar(&o.temporalNS, "temporal-namespace", worker.DefaultNamespace, "Temporal namespace of virtflow's workflows")
+	fs.StringVar(&o.temporalUI, "temporal-ui", "", "Temporal Web UI base URL, for links to each operation (e.g. http://127.0.0.1:8233)")
+	fs.DurationVar(&o.sessionTTL, "session-ttl", server.DefaultSessionTTL, "how long a login lasts")
+	return o, fs.Parse(args)
+}
+
+// Main serves the console until ctx ends. The bundle is assets, nil until
+// the command is given one: the page then says how to build it.
+func Main(ctx context.Context, args []string, assets fs.FS) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	kube, err := manager.RESTConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg := server.Config{Kube: kube, TemporalNamespace: o.temporalNS, TemporalUI: o.temporalUI,
+		Assets: assets, SessionTTL: o.sessionTTL, Log: log}
+	if o.temporalAddress != "" {
+		tc, err := lazyTemporal(o)
+		if err != nil {
+			return err
+		}
+		defer tc.Close()
+		cfg.Temporal = tc
+	}
+	s, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, o, s, log)
+}
+
+// lazyTemporal connects on first use: the console serves VMs and disks
+// while Temporal is still starting, and only its operations view waits.
+func lazyTemporal(o options) (client.Client, error) {
+	tc, err := client.NewLazyClient(client.Options{
+		HostPort: o.temporalAddress, Namespace: o.temporalNS,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("configuring the temporal client for %s: %w", o.temporalAddress, err)
+	}
+	return tc, nil
+}
