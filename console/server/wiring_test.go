@@ -185,7 +185,7 @@ func TestOperationsAreFilteredByTheUsersAccessReviews(t *testing.T) {
 	require.Len(t, list.Operations, 1)
 	op := list.Operations[0]
 	assert.Equal(t, "cdi-import-mine-disk", op.ID)
-	assert.Equal(t, "http://127.0.0.1:8233/namespaces/virtflow/workflows/cdi-import-mine-disk", op.TemporalUI)
+	assert.Equal(t, "http://127.0.0.1:8233/namespaces/virtflow/workflows/cdi-import-mine-disk/mine%2Fdisk/history", op.TemporalUI)
 	assert.False(t, op.Cancellable, "alice may not delete in mine")
 
 	resp = f.do(t, http.MethodPost, "/console/operations/cdi-import-mine-disk/cancel", "", map[string]string{session.CSRFHeader: me.CSRFToken})

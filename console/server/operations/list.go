@@ -195,15 +195,17 @@ func (s *Service) operation(c candidate, deletable bool) Operation {
 			op.Progress = raw
 		}
 	}
-	op.TemporalUI = s.link(op.ID)
+	op.TemporalUI = s.link(op.ID, op.RunID)
 	return op
 }
 
-// link is the execution's page in Temporal's Web UI, whose latest run it
-// shows.
-func (s *Service) link(id string) string {
+// link is the run's history in Temporal's Web UI: the run, not the ID's
+// latest, since an ID reused by a later run (a reinstall) is another
+// operation.
+func (s *Service) link(id, run string) string {
 	if s.UI == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", strings.TrimRight(s.UI, "/"), url.PathEscape(s.Namespace), url.PathEscape(id))
+	return fmt.Sprintf("%s/namespaces/%s/workflows/%s/%s/history",
+		strings.TrimRight(s.UI, "/"), url.PathEscape(s.Namespace), url.PathEscape(id), url.PathEscape(run))
 }

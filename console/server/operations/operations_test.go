@@ -93,7 +93,7 @@ func TestListShowsWhatTheUserMayGet(t *testing.T) {
 	assert.Equal(t, "run-cdi-import-a", a.RunID)
 	assert.JSONEq(t, `{"step":"Importing"}`, string(a.Progress))
 	assert.Equal(t, owned("DataVolume", "mine", "a"), a.Owner)
-	assert.Equal(t, "http://ui.example/namespaces/virtflow/workflows/cdi-import-a", a.TemporalUI)
+	assert.Equal(t, "http://ui.example/namespaces/virtflow/workflows/cdi-import-a/run-cdi-import-a/history", a.TemporalUI)
 	assert.True(t, a.Cancellable)
 	assert.Nil(t, a.CloseTime)
 	assert.False(t, ops[0].Cancellable, "alice may get theirs/shared but not delete it")
