@@ -66,6 +66,7 @@ type recorder struct {
 	wrote bool
 }
 
+// WriteHeader notes the first status code written.
 func (r *recorder) WriteHeader(code int) {
 	if !r.wrote {
 		r.code, r.wrote = code, true
@@ -73,6 +74,7 @@ func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Write notes that the status (200 unless written) is sent.
 func (r *recorder) Write(b []byte) (int, error) {
 	r.wrote = true
 	return r.ResponseWriter.Write(b)
