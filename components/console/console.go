@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
-	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/console/server"
 	"github.com/virtflow/virtflow/operators/component"
 	"github.com/virtflow/virtflow/worker"
@@ -30,7 +29,7 @@ const shutdownGrace = 5 * time.Second
 // options are the command's flags.
 type options struct {
 	listen, metricsListen       string
-	kubeconfig                  string
+	kubeconfig, apiserverCA     string
 	temporalAddress, temporalNS string
 	temporalUI                  string
 	sessionTTL                  time.Duration
@@ -41,7 +40,8 @@ func parse(args []string) (options, error) {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
 	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", Port), "address the console serves plain HTTP on")
 	fs.StringVar(&o.metricsListen, "metrics-listen", ":"+strconv.Itoa(component.MetricsPort), "address of the Prometheus metrics; empty turns them off")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig locating the kube-apiserver (its credentials are never used); the pod's in-cluster configuration when empty")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig locating the kube-apiserver (its credentials are never used); in a pod, $KUBERNETES_SERVICE_HOST and --apiserver-ca when empty")
+	fs.StringVar(&o.apiserverCA, "apiserver-ca", inClusterCA, "CA bundle of the in-cluster kube-apiserver (the kube-root-ca.crt ConfigMap's ca.crt)")
 	fs.StringVar(&o.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port; empty turns the operations view off")
 	fs.StringVar(&o.temporalNS, "temporal-namespace", worker.DefaultNamespace, "Temporal namespace of virtflow's workflows")
 	fs.StringVar(&o.temporalUI, "temporal-ui", "", "Temporal Web UI base URL, for links to each operation (e.g. http://127.0.0.1:8233)")
@@ -57,7 +57,7 @@ func Main(ctx context.Context, args []string, assets fs.FS) error {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	kube, err := manager.RESTConfig(o.kubeconfig)
+	kube, err := apiserver(o)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,4 +104,25 @@ func TestATakenPortFailsTheCommand(t *testing.T) {
 	defer l.Close()
 	err = Main(context.Background(), []string{"--listen", l.Addr().String(), "--metrics-listen", "", "--kubeconfig", kubeconfig(t, api)}, nil)
 	assert.ErrorContains(t, err, "listening on "+l.Addr().String())
+}
+
+func TestInAPodOnlyTheServiceAddressAndTheCAAreNeeded(t *testing.T) {
+	api := kubeapitest.New(t, map[string]string{"alice-token": "alice"}, nil)
+	u, err := url.Parse(api.URL)
+	require.NoError(t, err)
+	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
+	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
+	ca := filepath.Join(t.TempDir(), "ca.crt")
+	require.NoError(t, os.WriteFile(ca, api.Config().CAData, 0o600))
+
+	cfg, err := apiserver(options{apiserverCA: ca})
+	require.NoError(t, err)
+	assert.Equal(t, api.URL, cfg.Host)
+	assert.Empty(t, cfg.BearerToken, "no service account token is read")
+
+	_, err = apiserver(options{apiserverCA: filepath.Join(t.TempDir(), "missing")})
+	assert.ErrorContains(t, err, "CA")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	_, err = apiserver(options{apiserverCA: ca})
+	assert.ErrorContains(t, err, "--kubeconfig")
 }
