@@ -195,3 +195,21 @@ func TestOperationsAreFilteredByTheUsersAccessReviews(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 	assert.Empty(t, temporal.cancelled)
 }
+
+func TestTheOperationsStreamFlushesThroughTheServer(t *testing.T) {
+	f := newFixture(t, Config{Temporal: newOneImport(t, "mine/disk"), TemporalNamespace: "virtflow"})
+	f.login(t)
+	resp := f.do(t, http.MethodGet, "/console/operations/stream?namespace=mine", "", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	br := bufio.NewReader(resp.Body)
+	deadline := time.AfterFunc(5*time.Second, func() { resp.Body.Close() })
+	defer deadline.Stop()
+	for {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err, "the first event arrives without the stream ending")
+		if strings.HasPrefix(line, "data: ") {
+			assert.Contains(t, line, "cdi-import-mine-disk")
+			return
+		}
+	}
+}
