@@ -56,3 +56,7 @@ go run ./cmd/virtflow prepare
 # with.
 ./hack/virtctl-builds.sh >/dev/null
 ./hack/upstream-virtctl.sh >/dev/null
+
+# The web console's browser bundle (console/web/dist, embedded in the
+# virtflow binary), from npm packages cached by the lockfile's hash.
+./hack/console-build.sh >/dev/null

@@ -1,0 +1,279 @@
+// The console's one module that knows the backend's URLs and wire formats;
+// everything else goes through it, so adapting to the server means editing
+// this file only.
+//
+// The server keeps the session in a cookie (set by POST /auth/login) and
+// proxies /api and /apis to the kube-apiserver as the logged-in user. Every
+// non-GET request carries X-CSRF-Token, copied from the virtflow-csrf
+// cookie, which a page of another origin cannot read.
+
+import { splitLines } from './model/json_lines';
+import type { Operation } from './model/operations';
+import type { AccessCheck } from './model/permissions';
+import type { KubeList, Status } from './model/types';
+import type { VmAction } from './model/vm_actions';
+import type { WatchEvent } from './model/watch_list';
+import { readOperations, readStreamMessage, readUser, type StreamMessage, type User } from './model/wire';
+
+export type { User };
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+}
+
+// onUnauthorized is called on any 401, so the app can return to the login
+// page when the session expires mid-use.
+let unauthorizedHandler: () => void = () => {};
+export function onUnauthorized(f: () => void): void {
+  unauthorizedHandler = f;
+}
+
+// csrfFromLogin is the CSRF value a login or /auth/me answered with, used
+// when the cookie is unreadable (a server that sets it HttpOnly).
+let csrfFromLogin = '';
+
+export function csrfToken(cookie: string = document.cookie): string {
+  for (const part of cookie.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === 'virtflow-csrf') return decodeURIComponent(v.join('='));
+  }
+  return csrfFromLogin;
+}
+
+function rememberCSRF(v: unknown): unknown {
+  const t = (v as { csrfToken?: unknown } | null)?.csrfToken;
+  if (typeof t === 'string' && t) csrfFromLogin = t;
+  return v;
+}
+
+async function failure(resp: Response): Promise<ApiError> {
+  let message = `${resp.status} ${resp.statusText}`;
+  let reason: string | undefined;
+  try {
+    const text = await resp.text();
+    try {
+      // The API server's errors are Status objects; the console's own
+      // endpoints answer {message} or plain text.
+      const body = JSON.parse(text) as Status & { error?: string };
+      message = body.message || body.error || message;
+      reason = body.reason;
+    } catch {
+      if (text.trim()) message = text.trim();
+    }
+  } catch {
+    // The body is unreadable; the status line will do.
+  }
+  if (resp.status === 401) unauthorizedHandler();
+  return new ApiError(resp.status, message, reason);
+}
+
+async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (method !== 'GET') headers['X-CSRF-Token'] = csrfToken();
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const resp = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+  if (!resp.ok) throw await failure(resp);
+  return resp;
+}
+
+async function json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const resp = await call(method, path, body, signal);
+  const text = await resp.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+// --- session -------------------------------------------------------------
+
+// Both answer the user ({user, groups}, or console/server's
+// {user: {username, groups}, csrfToken}); the CSRF value is read from its
+// cookie, which the login sets.
+export const login = (token: string) => json<unknown>('POST', '/auth/login', { token }).then(rememberCSRF).then(readUser);
+export const me = () => json<unknown>('GET', '/auth/me').then(rememberCSRF).then(readUser);
+export const logout = () =>
+  call('POST', '/auth/logout').then(() => {
+    csrfFromLogin = '';
+  });
+
+// --- Kubernetes API, as the user ----------------------------------------
+
+function nsPath(prefix: string, resource: string, namespace?: string, name?: string): string {
+  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  const n = name ? `/${encodeURIComponent(name)}` : '';
+  return `${prefix}${ns}/${resource}${n}`;
+}
+
+const kubevirt = '/apis/kubevirt.io/v1';
+const subresources = '/apis/subresources.kubevirt.io/v1';
+
+export const paths = {
+  namespaces: () => '/api/v1/namespaces',
+  nodes: () => '/api/v1/nodes',
+  vms: (ns?: string, name?: string) => nsPath(kubevirt, 'virtualmachines', ns, name),
+  vmis: (ns?: string, name?: string) => nsPath(kubevirt, 'virtualmachineinstances', ns, name),
+  dataVolumes: (ns?: string, name?: string) => nsPath('/apis/cdi.kubevirt.io/v1beta1', 'datavolumes', ns, name),
+  hyperConvergeds: () => '/apis/hco.kubevirt.io/v1beta1/hyperconvergeds',
+  // Events of the VM and of its VMI, which share its name.
+  events: (ns: string, name: string) =>
+    `${nsPath('/api/v1', 'events', ns)}?fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`,
+  vmAction: (ns: string, name: string, action: 'start' | 'stop' | 'restart') =>
+    `${nsPath(subresources, 'virtualmachines', ns, name)}/${action}`,
+  vmiAction: (ns: string, name: string, action: 'pause' | 'unpause') =>
+    `${nsPath(subresources, 'virtualmachineinstances', ns, name)}/${action}`,
+  vmiStream: (ns: string, name: string, kind: 'console' | 'vnc') =>
+    `${nsPath(subresources, 'virtualmachineinstances', ns, name)}/${kind}`,
+};
+
+export const get = <T>(path: string, signal?: AbortSignal) => json<T>('GET', path, undefined, signal);
+export const list = <T>(path: string, signal?: AbortSignal) => json<KubeList<T>>('GET', path, undefined, signal);
+export const remove = (path: string) => json<unknown>('DELETE', path);
+
+// vmAction performs a list-page action. The subresources are PUTs with an
+// empty body, as virtctl sends them; delete removes the VM, and KubeVirt's
+// garbage collection its VMI.
+export async function vmAction(action: VmAction, ns: string, name: string): Promise<void> {
+  switch (action) {
+    case 'start':
+    case 'stop':
+    case 'restart':
+      await call('PUT', paths.vmAction(ns, name, action), {});
+      return;
+    case 'pause':
+    case 'unpause':
+      await call('PUT', paths.vmiAction(ns, name, action), {});
+      return;
+    case 'delete':
+      await remove(paths.vms(ns, name));
+  }
+}
+
+function withQuery(path: string, q: Record<string, string>): string {
+  const sep = path.includes('?') ? '&' : '?';
+  return path + sep + new URLSearchParams(q).toString();
+}
+
+// watch streams a watch's events, one JSON object a line, until the server
+// ends it, the signal aborts, or the connection breaks (it then rejects).
+export async function watch<T>(
+  path: string,
+  resourceVersion: string,
+  onEvent: (ev: WatchEvent<T>) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const q: Record<string, string> = { watch: '1', allowWatchBookmarks: 'true' };
+  if (resourceVersion) q.resourceVersion = resourceVersion;
+  const resp = await call('GET', withQuery(path, q), undefined, signal);
+  if (!resp.body) throw new Error('the browser gave no stream for the watch');
+  const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const r = splitLines(rest, value);
+    rest = r.rest;
+    for (const line of r.lines) onEvent(JSON.parse(line) as WatchEvent<T>);
+  }
+}
+
+export function websocketURL(path: string): string {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${location.host}${path}`;
+}
+
+// KubeVirt's console and VNC subresources both speak plain.kubevirt.io:
+// binary frames carrying the raw serial or RFB bytes. The browser sends the
+// session cookie with the upgrade request.
+export const streamProtocols = ['plain.kubevirt.io'];
+
+// --- console endpoints ---------------------------------------------------
+
+// access asks, for each check, whether the user may do it (the server runs
+// a SelfSubjectAccessReview as the user) and answers in the same order, each
+// answer a boolean or {allowed, reason}. Requests are cut in batches under
+// the server's bound on checks per request.
+const accessBatch = 200;
+export async function access(checks: AccessCheck[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < checks.length; i += accessBatch) {
+    const answers = await json<unknown>('POST', '/console/access', checks.slice(i, i + accessBatch));
+    const batch = Array.isArray(answers) ? answers : [];
+    // A short answer must not shift later answers onto the wrong checks.
+    for (let j = 0; j < Math.min(accessBatch, checks.length - i); j++) out.push(batch[j]);
+  }
+  return out;
+}
+
+export interface OperationFilter {
+  namespace?: string;
+  kind?: string;
+  name?: string;
+}
+
+function operationsQuery(filter: OperationFilter): Record<string, string> {
+  const q: Record<string, string> = {};
+  for (const [k, v] of Object.entries(filter)) if (v) q[k] = v;
+  return q;
+}
+
+// operations answers GET /console/operations: a bare array or
+// {operations: [...]}, read by model/wire.
+export function operations(filter: OperationFilter = {}): Promise<Operation[]> {
+  const q = operationsQuery(filter);
+  const path = Object.keys(q).length ? withQuery('/console/operations', q) : '/console/operations';
+  return json<unknown>('GET', path).then(readOperations);
+}
+
+export const cancelOperation = (id: string) => call('POST', `/console/operations/${encodeURIComponent(id)}/cancel`).then(() => undefined);
+
+export interface StreamHandlers {
+  message: (m: StreamMessage) => void;
+  // live is false while EventSource is reconnecting.
+  live: (connected: boolean) => void;
+  // error is a failure the server reported in the stream (a Status).
+  error: (message: string) => void;
+}
+
+// operationStream follows GET /console/operations/stream, with the same
+// filter as the list. Unnamed events and "operations" events carry a list
+// (a snapshot) or one operation; "error" events a Status. EventSource
+// reconnects by itself after a drop.
+export function operationStream(filter: OperationFilter, h: StreamHandlers): () => void {
+  const q = operationsQuery(filter);
+  const path = Object.keys(q).length ? withQuery('/console/operations/stream', q) : '/console/operations/stream';
+  const es = new EventSource(path, { withCredentials: true });
+  const onData = (e: MessageEvent<string>) => {
+    try {
+      h.message(readStreamMessage(JSON.parse(e.data)));
+    } catch {
+      // A malformed event is skipped; the next one carries full state.
+    }
+  };
+  es.onmessage = onData;
+  es.addEventListener('operations', onData);
+  es.addEventListener('error', (e: Event) => {
+    // EventSource also fires "error" (without data) on a dropped connection.
+    const data = (e as MessageEvent<string>).data;
+    if (typeof data !== 'string') return;
+    try {
+      const st = JSON.parse(data) as Status;
+      if (st.code === 401) unauthorizedHandler();
+      h.error(st.message || `operations stream: ${st.code ?? 'error'}`);
+    } catch {
+      h.error(data);
+    }
+  });
+  es.onopen = () => h.live(true);
+  es.onerror = () => h.live(es.readyState === EventSource.OPEN);
+  return () => es.close();
+}

@@ -1,0 +1,104 @@
+import { useState } from 'react';
+import {
+  Breadcrumb,
+  BreadcrumbItem,
+  Flex,
+  FlexItem,
+  PageSection,
+  Spinner,
+  Tab,
+  Tabs,
+  TabTitleText,
+  Title,
+} from '@patternfly/react-core';
+import * as api from '../api';
+import { ErrorAlert } from '../components/error_alert';
+import { OperationsTable } from '../components/operations_table';
+import { SerialConsole } from '../components/serial_console';
+import { StatusLabel } from '../components/status_label';
+import { VmActionBar } from '../components/vm_action_bar';
+import { VncConsole } from '../components/vnc_console';
+import { useNow, useOperations, useWatchedObject } from '../hooks';
+import { routeHash, type VmTab } from '../model/route';
+import type { VirtualMachine, VirtualMachineInstance } from '../model/types';
+import { vmRows } from '../model/vm_row';
+import { VmEventsTab } from './vm_events_tab';
+import { VmOverviewTab } from './vm_overview_tab';
+import { YamlView } from './yaml_view';
+
+const tabTitles: Record<VmTab, string> = {
+  overview: 'Overview',
+  yaml: 'YAML',
+  events: 'Events',
+  operations: 'Operations',
+  console: 'Console',
+  vnc: 'VNC',
+};
+
+export function VmDetailsPage({ namespace, name, tab }: { namespace: string; name: string; tab: VmTab }) {
+  const vm = useWatchedObject<VirtualMachine>(api.paths.vms(namespace), name);
+  const vmi = useWatchedObject<VirtualMachineInstance>(api.paths.vmis(namespace), name);
+  const now = useNow();
+  const [actionError, setActionError] = useState<string>();
+  const row = vmRows(vm.object ? [vm.object] : [], vmi.object ? [vmi.object] : [], now)[0];
+  const go = (t: VmTab) => {
+    location.hash = routeHash({ page: 'vm', namespace, name, tab: t });
+  };
+  const running = vmi.object?.status?.phase === 'Running';
+
+  return (
+    <>
+      <PageSection>
+        <Breadcrumb>
+          <BreadcrumbItem to={routeHash({ page: 'vms' })}>Virtual machines</BreadcrumbItem>
+          <BreadcrumbItem>{namespace}</BreadcrumbItem>
+          <BreadcrumbItem isActive>{name}</BreadcrumbItem>
+        </Breadcrumb>
+        <Flex alignItems={{ default: 'alignItemsCenter' }} style={{ marginTop: 'var(--pf-t--global--spacer--md)' }}>
+          <FlexItem>
+            <Title headingLevel="h1">{name}</Title>
+          </FlexItem>
+          <FlexItem>{row && <StatusLabel {...row.status} />}</FlexItem>
+          <FlexItem align={{ default: 'alignRight' }}>
+            <VmActionBar row={row} onError={setActionError} />
+          </FlexItem>
+        </Flex>
+        <ErrorAlert title="Action failed" error={actionError} onClose={() => setActionError(undefined)} />
+        <ErrorAlert title="Cannot read the virtual machine" error={vm.error} />
+        {vm.loaded && !vm.object && !vmi.object && (
+          <ErrorAlert title="Not found" error={`No virtual machine ${name} in namespace ${namespace}.`} />
+        )}
+      </PageSection>
+      <PageSection>
+        <Tabs activeKey={tab} onSelect={(_e, k) => go(k as VmTab)} aria-label="Virtual machine details" mountOnEnter unmountOnExit>
+          {(Object.keys(tabTitles) as VmTab[]).map((t) => (
+            <Tab key={t} eventKey={t} title={<TabTitleText>{tabTitles[t]}</TabTitleText>}>
+              <div style={{ paddingTop: 'var(--pf-t--global--spacer--md)' }}>
+                {!vm.loaded ? (
+                  <Spinner size="lg" />
+                ) : t === 'overview' ? (
+                  <VmOverviewTab vm={vm.object} vmi={vmi.object} />
+                ) : t === 'yaml' ? (
+                  <YamlView object={vm.object} />
+                ) : t === 'events' ? (
+                  <VmEventsTab namespace={namespace} name={name} />
+                ) : t === 'operations' ? (
+                  <VmOperationsTab namespace={namespace} name={name} />
+                ) : t === 'console' ? (
+                  <SerialConsole namespace={namespace} name={name} running={running} />
+                ) : (
+                  <VncConsole namespace={namespace} name={name} running={running} />
+                )}
+              </div>
+            </Tab>
+          ))}
+        </Tabs>
+      </PageSection>
+    </>
+  );
+}
+
+function VmOperationsTab({ namespace, name }: { namespace: string; name: string }) {
+  const ops = useOperations({ namespace, kind: 'VirtualMachine', name });
+  return <OperationsTable state={ops} showOwner={false} />;
+}
