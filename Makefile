@@ -36,6 +36,7 @@ generate:
 	$(GO) run ./cmd/crdgen
 
 build:
+	./hack/console-build.sh >/dev/null
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause ./cmd/virtctl
 	# The Tekton tasks' step programs go into images of their own: static.
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow-tasks

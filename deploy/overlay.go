@@ -23,8 +23,10 @@ const (
 	ComponentsTag = "COMPONENTS_TAG"
 	// CLIDownloadsTag tags virtflow.local/virtctl-downloads, the components
 	// image with the virtctl builds cli-download serves.
-	CLIDownloadsTag     = "CLI_DOWNLOADS_TAG"
-	TemporalAddress     = "TEMPORAL_ADDRESS"
+	CLIDownloadsTag = "CLI_DOWNLOADS_TAG"
+	TemporalAddress = "TEMPORAL_ADDRESS"
+	// TemporalUI is the Temporal Web UI's URL for the console's links.
+	TemporalUI          = "TEMPORAL_UI"
 	KubeletRoot         = "KUBELET_ROOT"
 	NodeDir             = "NODE_DIR"
 	HostRoot            = "HOST_ROOT"

@@ -24,7 +24,7 @@ func worker(t *testing.T, out []byte) appsv1.Deployment {
 
 func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal(t *testing.T) {
 	out, err := Overlay(EmbeddedOverlay, map[string]string{
-		ComponentsTag: "0123abcd", CLIDownloadsTag: "0123abcd-beef", TemporalAddress: "10.244.0.1:7233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
+		ComponentsTag: "0123abcd", CLIDownloadsTag: "0123abcd-beef", TemporalAddress: "10.244.0.1:7233", TemporalUI: "http://127.0.0.1:8233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
 		HostRoot: "/data/host", CSIProvisionerImage: "virtflow.local/csi-provisioner:v5.3.0", DomainType: `""`,
 		TektonTasksImage: "virtflow.local/tekton-tasks:0a0b", TektonTasksDiskVirtImage: "virtflow.local/tekton-tasks-disk-virt:0c0d",
 	})
@@ -39,6 +39,8 @@ func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal
 	require.Equal(t, "kubevirt-hyperconverged", d.Namespace)
 	require.Equal(t, "virtflow.local/virtflow:0123abcd", d.Spec.Template.Spec.Containers[0].Image)
 	require.Contains(t, string(out), "address: 10.244.0.1:7233")
+	require.Contains(t, string(out), "ui: http://127.0.0.1:8233")
+	require.Contains(t, string(out), "name: console-admin", "the embedded node has an admin to log in to the console with")
 	require.Contains(t, string(out), "kind: ClusterRole\n", "the base brings virtflow's RBAC")
 	require.NotContains(t, string(out), "kind: Kustomization")
 }

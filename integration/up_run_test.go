@@ -55,6 +55,8 @@ type upRun struct {
 	tc         client.Client
 	// hcUID is the default HyperConverged's UID once it is Available.
 	hcUID string
+	// console is the web console's URL `up` printed.
+	console string
 }
 
 // newUpRun prepares `virtflow up` on an empty data directory, purging what
@@ -126,7 +128,7 @@ func (u *upRun) start() error {
 	if err != nil {
 		return err
 	}
-	u.kubeconfig = ep.Kubeconfig
+	u.kubeconfig, u.console = ep.Kubeconfig, ep.Console
 	if u.cfg, err = clientcmd.BuildConfigFromFlags("", ep.Kubeconfig); err != nil {
 		return err
 	}

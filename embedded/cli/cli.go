@@ -24,6 +24,7 @@ import (
 	"github.com/virtflow/virtflow/components/virtapiserver"
 	"github.com/virtflow/virtflow/components/virtcontroller"
 	"github.com/virtflow/virtflow/components/virthandler"
+	"github.com/virtflow/virtflow/console/web"
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/launcher"
@@ -116,7 +117,7 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 	case "control-worker":
 		return controlworker.Main(ctx, args[1:])
 	case "console":
-		return console.Main(ctx, args[1:], nil)
+		return console.Main(ctx, args[1:], web.Assets())
 	case "virt-template-validator":
 		return templatevalidator.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":
@@ -144,6 +145,7 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.EtcdPort, "etcd-port", 2379, "etcd client port on 127.0.0.1 (peer port is the next one)")
 	fs.IntVar(&o.TemporalPort, "temporal-port", 7233, "Temporal frontend port on 127.0.0.1")
 	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
+	fs.IntVar(&o.ConsolePort, "console-port", 0, "loopback port the web console is relayed to (0: a free one, printed)")
 	fs.StringVar(&o.TestGuestDir, "test-guest", "", "push the test guest built by hack/mkguest.sh to the node's registry as virtflow/test-guest:latest")
 	fs.StringVar(&o.LauncherBase, "launcher-base", "", "the launcher image's base root filesystem tarball (built by hack/launcher-base.sh when empty)")
 	fs.StringVar(&o.LibguestfsBase, "libguestfs-base", "", "the libguestfs-tools image's root filesystem tarball (built by hack/libguestfs-base.sh when empty)")

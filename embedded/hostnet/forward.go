@@ -94,3 +94,7 @@ func (f *Forwarder) Close() error {
 	f.wg.Wait()
 	return err
 }
+
+// Addr is the address the forwarder listens on (its port when asked for
+// port 0).
+func (f *Forwarder) Addr() net.Addr { return f.l.Addr() }

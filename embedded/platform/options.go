@@ -13,6 +13,9 @@ import (
 
 // Options configure one `virtflow up`.
 type Options struct {
+	// ConsolePort is the loopback port the web console is relayed to; 0
+	// picks a free one.
+	ConsolePort int
 	// DataDir holds everything that must survive a restart.
 	DataDir string
 	// ToolsDir is the tools/k8s module the control-plane binaries build from.

@@ -31,7 +31,7 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 		domain = `""`
 	}
 	out, err := deploy.Overlay(deploy.EmbeddedOverlay, map[string]string{
-		deploy.ComponentsTag: tag, deploy.CLIDownloadsTag: cliTag, deploy.TemporalAddress: p.temporalForPods(),
+		deploy.ComponentsTag: tag, deploy.CLIDownloadsTag: cliTag, deploy.TemporalAddress: p.temporalForPods(), deploy.TemporalUI: p.TemporalUI(),
 		deploy.KubeletRoot: node.KubeletRoot, deploy.NodeDir: filepath.Dir(node.Dir), deploy.HostRoot: node.StorageRoot(),
 		deploy.CSIProvisionerImage: p.csiProvisionerImage, deploy.DomainType: domain,
 		deploy.TektonTasksImage: p.tektonTasksImage, deploy.TektonTasksDiskVirtImage: p.tektonTasksDiskVirtImage,

@@ -19,7 +19,10 @@ type Endpoints struct {
 	Kubeconfig      string `json:"kubeconfig"`
 	TemporalAddress string `json:"temporalAddress"`
 	TemporalUI      string `json:"temporalUI"`
-	PID             int    `json:"pid"`
+	// Console is the web console's URL, empty when it could not be
+	// relayed.
+	Console string `json:"console,omitempty"`
+	PID     int    `json:"pid"`
 }
 
 // Run is `virtflow up`: start, report, wait for Ctrl-C, stop.
@@ -36,10 +39,17 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}()
 	ep := Endpoints{Kubeconfig: p.KubeconfigPath(), TemporalAddress: p.TemporalAddress(), TemporalUI: p.TemporalUI(), PID: os.Getpid()}
+	console, consoleErr := p.startConsoleRelay(ctx)
+	ep.Console = console
 	if err := writeEndpoints(opts.DataDir, ep); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.Out, "\nexport KUBECONFIG=%s\nTemporal Web UI: %s/namespaces/virtflow/workflows\n", ep.Kubeconfig, ep.TemporalUI)
+	if consoleErr == nil {
+		fmt.Fprintf(opts.Out, "Console: %s/ (log in with the token of `kubectl -n %s create token %s`)\n", ep.Console, Namespace, ConsoleAdmin)
+	} else {
+		p.say("the web console is not reachable: " + consoleErr.Error())
+	}
 	if u, err := p.CLIDownloadsURL(ctx); err == nil {
 		fmt.Fprintf(opts.Out, "virtctl downloads: %s/\n", u)
 	}

@@ -31,7 +31,9 @@ type Platform struct {
 	// services listens on 127.0.0.1, to the node's bridge for the pods.
 	// Temporal's internal ports stay off the bridge, where the host's
 	// connections to pods take their ephemeral ports from the same range.
-	temporalBridge  *hostnet.Forwarder
+	temporalBridge *hostnet.Forwarder
+	// consoleRelay relays a loopback port to the web console's Service.
+	consoleRelay    *hostnet.Forwarder
 	componentsImage string
 	// cliDownloadsImage is the components image with the virtctl builds.
 	cliDownloadsImage string
@@ -157,6 +159,9 @@ func (p *Platform) Stop() error {
 	}
 	if p.temporalBridge != nil {
 		errs = append(errs, p.temporalBridge.Close())
+	}
+	if p.consoleRelay != nil {
+		errs = append(errs, p.consoleRelay.Close())
 	}
 	if p.temporal != nil {
 		errs = append(errs, p.temporal.Stop())
