@@ -35,6 +35,20 @@ export interface Status extends KubeObject {
   message?: string;
   reason?: string;
   code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: StatusCause[];
+  };
+}
+
+// StatusCause is one field a request was refused for; admission webhooks
+// (KubeVirt's among them) report each violation as one.
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
 }
 
 export interface Condition {
