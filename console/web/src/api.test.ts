@@ -74,6 +74,30 @@ test('errors carry the API server Status message', async () => {
   });
 });
 
+test('createVm posts the VM to its namespace and keeps a refusal\'s causes', async () => {
+  const vm = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'a', namespace: 'my ns' } };
+  const calls = record(() => new Response(JSON.stringify(vm), { status: 201 }));
+  assert.deepEqual(await api.createVm(vm), vm);
+  assert.equal(`${calls[0]!.method} ${calls[0]!.url}`, 'POST /apis/kubevirt.io/v1/namespaces/my%20ns/virtualmachines');
+  assert.deepEqual(JSON.parse(calls[0]!.body!), vm);
+  assert.equal(calls[0]!.headers['X-CSRF-Token'], 'tok=1');
+
+  const refusal = {
+    kind: 'Status',
+    code: 422,
+    reason: 'Invalid',
+    message: 'denied',
+    details: { causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.instancetype' }] },
+  };
+  record(() => new Response(JSON.stringify(refusal), { status: 422 }));
+  await assert.rejects(api.createVm(vm), (e: unknown) => {
+    assert.ok(e instanceof api.ApiError);
+    assert.equal(e.message, 'denied');
+    assert.deepEqual(e.body?.details?.causes, refusal.details.causes);
+    return true;
+  });
+});
+
 test('a 401 anywhere reports the session gone', async () => {
   let told = 0;
   api.onUnauthorized(() => told++);

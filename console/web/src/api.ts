@@ -22,6 +22,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly reason?: string,
+    // The Status the API server answered, for its details.causes.
+    readonly body?: Status,
   ) {
     super(message);
   }
@@ -55,6 +57,7 @@ function rememberCSRF(v: unknown): unknown {
 async function failure(resp: Response): Promise<ApiError> {
   let message = `${resp.status} ${resp.statusText}`;
   let reason: string | undefined;
+  let status: Status | undefined;
   try {
     const text = await resp.text();
     try {
@@ -63,6 +66,7 @@ async function failure(resp: Response): Promise<ApiError> {
       const body = JSON.parse(text) as Status & { error?: string };
       message = body.message || body.error || message;
       reason = body.reason;
+      if (body.kind === 'Status' || body.details) status = body;
     } catch {
       if (text.trim()) message = text.trim();
     }
@@ -70,7 +74,7 @@ async function failure(resp: Response): Promise<ApiError> {
     // The body is unreadable; the status line will do.
   }
   if (resp.status === 401) unauthorizedHandler();
-  return new ApiError(resp.status, message, reason);
+  return new ApiError(resp.status, message, reason, status);
 }
 
 async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
@@ -123,6 +127,9 @@ export const paths = {
   vms: (ns?: string, name?: string) => nsPath(kubevirt, 'virtualmachines', ns, name),
   vmis: (ns?: string, name?: string) => nsPath(kubevirt, 'virtualmachineinstances', ns, name),
   dataVolumes: (ns?: string, name?: string) => nsPath('/apis/cdi.kubevirt.io/v1beta1', 'datavolumes', ns, name),
+  clusterInstancetypes: () => '/apis/instancetype.kubevirt.io/v1beta1/virtualmachineclusterinstancetypes',
+  clusterPreferences: () => '/apis/instancetype.kubevirt.io/v1beta1/virtualmachineclusterpreferences',
+  dataSources: (ns?: string) => nsPath('/apis/cdi.kubevirt.io/v1beta1', 'datasources', ns),
   hyperConvergeds: () => '/apis/hco.kubevirt.io/v1beta1/hyperconvergeds',
   // Events of the VM and of its VMI, which share its name.
   events: (ns: string, name: string) =>
@@ -138,6 +145,11 @@ export const paths = {
 export const get = <T>(path: string, signal?: AbortSignal) => json<T>('GET', path, undefined, signal);
 export const list = <T>(path: string, signal?: AbortSignal) => json<KubeList<T>>('GET', path, undefined, signal);
 export const remove = (path: string) => json<unknown>('DELETE', path);
+
+// createVm posts a new VirtualMachine and answers it as the server stored
+// it; a refusal is an ApiError whose body holds the webhook's causes.
+export const createVm = <T extends { metadata: { namespace: string } }>(vm: T) =>
+  json<T>('POST', paths.vms(vm.metadata.namespace), vm);
 
 // vmAction performs a list-page action. The subresources are PUTs with an
 // empty body, as virtctl sends them; delete removes the VM, and KubeVirt's

@@ -24,6 +24,7 @@ import { BarsIcon } from '@patternfly/react-icons';
 import * as api from './api';
 import { forgetAccess, useRoute } from './hooks';
 import { routeHash, type Route } from './model/route';
+import { CreateVmPage } from './pages/create_vm';
 import { DisksPage } from './pages/disks';
 import { Login } from './pages/login';
 import { OperationsPage } from './pages/operations';
@@ -35,7 +36,7 @@ type Session = { state: 'checking' } | { state: 'anonymous' } | { state: 'in'; u
 
 const nav: { label: string; route: Route; active: (r: Route) => boolean }[] = [
   { label: 'Overview', route: { page: 'overview' }, active: (r) => r.page === 'overview' },
-  { label: 'Virtual machines', route: { page: 'vms' }, active: (r) => r.page === 'vms' || r.page === 'vm' },
+  { label: 'Virtual machines', route: { page: 'vms' }, active: (r) => r.page === 'vms' || r.page === 'vm' || r.page === 'create-vm' },
   { label: 'Disks (DataVolumes)', route: { page: 'disks' }, active: (r) => r.page === 'disks' },
   { label: 'Operations', route: { page: 'operations' }, active: (r) => r.page === 'operations' },
 ];
@@ -48,6 +49,8 @@ function Content({ route }: { route: Route }) {
       return <VmListPage />;
     case 'vm':
       return <VmDetailsPage key={`${route.namespace}/${route.name}`} namespace={route.namespace} name={route.name} tab={route.tab} />;
+    case 'create-vm':
+      return <CreateVmPage key={route.namespace} namespace={route.namespace} />;
     case 'disks':
       return <DisksPage />;
     case 'operations':

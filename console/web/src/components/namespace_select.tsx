@@ -19,11 +19,27 @@ export function useNamespace(): [string, (ns: string) => void] {
 
 // NamespaceSelect lists the namespaces the user may list; a user who may
 // not (a namespace-scoped ServiceAccount) types the namespace instead.
-export function NamespaceSelect({ value, onChange }: { value: string; onChange: (ns: string) => void }) {
+// allowAll offers "All namespaces", which a page that creates in one
+// namespace must not.
+export function NamespaceSelect({
+  value,
+  onChange,
+  allowAll = true,
+  id,
+  testId,
+}: {
+  value: string;
+  onChange: (ns: string) => void;
+  allowAll?: boolean;
+  id?: string;
+  testId?: string;
+}) {
   const namespaces = useWatchList<KubeObject>(paths.namespaces());
   if (namespaces.error && !namespaces.loaded) {
     return (
       <TextInput
+        id={id}
+        data-testid={testId}
         aria-label="Namespace"
         placeholder="namespace"
         value={value}
@@ -35,8 +51,8 @@ export function NamespaceSelect({ value, onChange }: { value: string; onChange: 
   const names = namespaces.items.map((n) => n.metadata?.name ?? '').filter(Boolean);
   if (value && !names.includes(value)) names.unshift(value);
   return (
-    <FormSelect aria-label="Namespace" value={value} onChange={(_e, v) => onChange(v)} style={{ width: '16em' }}>
-      <FormSelectOption value={allNamespaces} label="All namespaces" />
+    <FormSelect id={id} data-testid={testId} aria-label="Namespace" value={value} onChange={(_e, v) => onChange(v)} style={{ width: '16em' }}>
+      {allowAll ? <FormSelectOption value={allNamespaces} label="All namespaces" /> : !value && <FormSelectOption value="" label="Choose a namespace" isPlaceholder />}
       {names.map((n) => (
         <FormSelectOption key={n} value={n} label={n} />
       ))}

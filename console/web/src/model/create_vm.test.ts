@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildVirtualMachine, emptyForm, generateName, sanitizeName, sourceDefaults, validate, type CreateVmForm } from './create_vm';
+import { buildVirtualMachine, emptyForm, generateName, sanitizeName, sourceDefaults, sourceOptions, validate, type CreateVmForm } from './create_vm';
 
 const form = (over: Partial<CreateVmForm> = {}): CreateVmForm => ({
   ...emptyForm('team-a', 'fedora-vm'),
@@ -106,4 +106,20 @@ test('DataSource labels suggest an instance type and preference', () => {
     { instancetype: 'u1.small', preference: 'fedora' },
   );
   assert.deepEqual(sourceDefaults(undefined), {});
+});
+
+test('boot sources list ready DataSources first and say which are not', () => {
+  const ds = (ns: string, name: string, ready?: string) => ({
+    metadata: { namespace: ns, name },
+    status: ready ? { conditions: [{ type: 'Ready', status: ready }] } : undefined,
+  });
+  const opts = sourceOptions([ds('os', 'ubuntu', 'False'), ds('os', 'fedora', 'True'), ds('b', 'alpine'), { metadata: { name: 'x' } }]);
+  assert.deepEqual(
+    opts.map((o) => [o.value, o.label]),
+    [
+      ['os/fedora', 'os/fedora'],
+      ['b/alpine', 'b/alpine (not ready)'],
+      ['os/ubuntu', 'os/ubuntu (not ready)'],
+    ],
+  );
 });

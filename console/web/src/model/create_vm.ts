@@ -3,7 +3,7 @@
 // a wrong field here is a VM the webhook refuses or, worse, accepts and
 // never boots.
 
-import type { KubeObject } from './types';
+import type { DataSource, KubeObject } from './types';
 
 export type DiskSourceKind = 'dataSource' | 'http' | 'containerDisk';
 
@@ -184,4 +184,25 @@ export function sourceDefaults(labels: Record<string, string> | undefined): { in
   if (labels?.[defaultInstancetypeLabel]) out.instancetype = labels[defaultInstancetypeLabel];
   if (labels?.[defaultPreferenceLabel]) out.preference = labels[defaultPreferenceLabel];
   return out;
+}
+
+export interface SourceOption {
+  value: string;
+  label: string;
+  ready: boolean;
+  labels?: Record<string, string>;
+}
+
+// sourceOptions lists DataSources for the boot-source select, ready ones
+// first: one whose import has not finished would leave the VM provisioning
+// until it does, which the label says rather than hides.
+export function sourceOptions(items: readonly DataSource[]): SourceOption[] {
+  return items
+    .filter((d) => d.metadata?.name && d.metadata.namespace)
+    .map((d) => {
+      const value = `${d.metadata!.namespace}/${d.metadata!.name}`;
+      const ready = d.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      return { value, label: ready ? value : `${value} (not ready)`, ready, labels: d.metadata!.labels };
+    })
+    .sort((a, b) => Number(b.ready) - Number(a.ready) || a.value.localeCompare(b.value));
 }

@@ -37,6 +37,13 @@ export function vmActionCheck(action: VmAction, namespace: string, name: string)
   }
 }
 
+// createVmCheck is the permission to create a VM in a namespace. The data
+// volumes of its templates are created by KubeVirt's controller, not the
+// user, so this one check is the whole of it.
+export function createVmCheck(namespace: string): AccessCheck {
+  return { verb: 'create', group: 'kubevirt.io', resource: 'virtualmachines', namespace };
+}
+
 // The consoles are websocket GETs of VMI subresources.
 export function consoleCheck(kind: 'console' | 'vnc', namespace: string, name: string): AccessCheck {
   return { verb: 'get', group: subresources, resource: 'virtualmachineinstances', subresource: kind, namespace, name };

@@ -10,6 +10,8 @@ test('routes round-trip through the fragment', () => {
     { page: 'operations' },
     { page: 'vm', namespace: 'default', name: 'fedora', tab: 'overview' },
     { page: 'vm', namespace: 'ns', name: 'a/b c', tab: 'console' },
+    { page: 'create-vm', namespace: '' },
+    { page: 'create-vm', namespace: 'team a' },
   ];
   for (const r of routes) assert.deepEqual(parseRoute(routeHash(r)), r);
 });

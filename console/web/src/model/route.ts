@@ -9,6 +9,8 @@ export type Route =
   | { page: 'overview' }
   | { page: 'vms' }
   | { page: 'vm'; namespace: string; name: string; tab: VmTab }
+  // namespace is the one to propose; '' when the list showed all.
+  | { page: 'create-vm'; namespace: string }
   | { page: 'disks' }
   | { page: 'operations' };
 
@@ -33,6 +35,8 @@ export function parseRoute(hash: string): Route {
       }
       return { page: 'vms' };
     }
+    case 'create-vm':
+      return { page: 'create-vm', namespace: parts[1] ?? '' };
     case 'disks':
       return { page: 'disks' };
     case 'operations':
@@ -48,6 +52,8 @@ export function routeHash(r: Route): string {
       const base = `#/vms/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`;
       return r.tab === 'overview' ? base : `${base}/${r.tab}`;
     }
+    case 'create-vm':
+      return r.namespace ? `#/create-vm/${encodeURIComponent(r.namespace)}` : '#/create-vm';
     case 'overview':
       return '#/';
     default:

@@ -144,3 +144,8 @@ export interface KubeEvent extends KubeObject {
   eventTime?: string;
   source?: { component?: string };
 }
+
+export interface DataSource extends KubeObject {
+  spec?: { source?: { pvc?: { name?: string; namespace?: string }; snapshot?: { name?: string; namespace?: string } } };
+  status?: { conditions?: Condition[] };
+}

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import {
+  Button,
   EmptyState,
   EmptyStateBody,
   PageSection,
@@ -9,6 +10,7 @@ import {
   Toolbar,
   ToolbarContent,
   ToolbarItem,
+  Tooltip,
 } from '@patternfly/react-core';
 import { ActionsColumn, Table, Tbody, Td, Th, Thead, Tr, type IAction } from '@patternfly/react-table';
 import * as api from '../api';
@@ -17,7 +19,7 @@ import { NamespaceSelect, useNamespace } from '../components/namespace_select';
 import { StatusLabel } from '../components/status_label';
 import { ConfirmDelete } from '../components/vm_action_bar';
 import { useAccess, useNow, useWatchList } from '../hooks';
-import { decide, vmActionCheck } from '../model/permissions';
+import { createVmCheck, decide, vmActionCheck } from '../model/permissions';
 import { routeHash } from '../model/route';
 import type { VirtualMachine, VirtualMachineInstance } from '../model/types';
 import { actionLabels, applicable, vmActions, type VmAction } from '../model/vm_actions';
@@ -35,7 +37,12 @@ export function VmListPage() {
   const rows = useMemo(() => vmRows(vms.items, vmis.items, now), [vms.items, vmis.items, now]);
   const shown = rows.filter((r) => matchesFilter(r, filter));
   // One access request for every row's actions, rather than one per row.
-  const checks = useMemo(() => shown.flatMap((r) => vmActions.map((a) => vmActionCheck(a, r.namespace, r.name))), [shown]);
+  // With all namespaces shown, the form asks about the namespace chosen
+  // there; here only the one on screen can be asked about.
+  const checks = useMemo(
+    () => [...(ns ? [createVmCheck(ns)] : []), ...shown.flatMap((r) => vmActions.map((a) => vmActionCheck(a, r.namespace, r.name)))],
+    [shown, ns],
+  );
   const access = useAccess(checks);
 
   const perform = (r: VmRow, a: VmAction) => {
@@ -44,6 +51,18 @@ export function VmListPage() {
       setActionError(`${actionLabels[a]} ${r.name}: ${e instanceof Error ? e.message : String(e)}`);
     });
   };
+  const create = ns ? decide(undefined, createVmCheck(ns), access) : { enabled: true };
+  const createButton = (
+    <Button
+      variant="primary"
+      component="a"
+      href={routeHash({ page: 'create-vm', namespace: ns })}
+      data-testid="create-vm-button"
+      isAriaDisabled={!create.enabled}
+    >
+      Create VirtualMachine
+    </Button>
+  );
   const rowActions = (r: VmRow): IAction[] =>
     vmActions.map((a) => {
       const d = decide(applicable(a, r.status, !!r.vmi), vmActionCheck(a, r.namespace, r.name), access);
@@ -72,6 +91,7 @@ export function VmListPage() {
               onClear={() => setFilter('')}
             />
           </ToolbarItem>
+          <ToolbarItem>{create.reason ? <Tooltip content={create.reason}>{createButton}</Tooltip> : createButton}</ToolbarItem>
         </ToolbarContent>
       </Toolbar>
       <ErrorAlert title="Action failed" error={actionError} onClose={() => setActionError(undefined)} />
