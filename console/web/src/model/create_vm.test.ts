@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildVirtualMachine, emptyForm, generateName, sanitizeName, sourceDefaults, sourceOptions, validate, type CreateVmForm } from './create_vm';
+import { buildVirtualMachine, emptyForm, formField, generateName, sanitizeName, sourceDefaults, sourceOptions, validate, type CreateVmForm } from './create_vm';
 
 const form = (over: Partial<CreateVmForm> = {}): CreateVmForm => ({
   ...emptyForm('team-a', 'fedora-vm'),
@@ -122,4 +122,13 @@ test('boot sources list ready DataSources first and say which are not', () => {
       ['os/ubuntu', 'os/ubuntu (not ready)'],
     ],
   );
+});
+
+test('the boot disk inputs share the source field', () => {
+  assert.equal(formField('url'), 'source');
+  assert.equal(formField('image'), 'source');
+  assert.equal(formField('dataSource'), 'source');
+  assert.equal(formField('sourceKind'), 'source');
+  assert.equal(formField('diskSize'), 'diskSize');
+  assert.equal(formField('name'), 'name');
 });

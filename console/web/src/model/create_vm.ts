@@ -27,6 +27,12 @@ export interface CreateVmForm {
 
 export type FormField = Exclude<keyof CreateVmForm, 'dataSource' | 'url' | 'image' | 'sourceKind'> | 'source';
 
+// formField is the field whose errors an input's value is judged in: the
+// boot disk's several inputs share one.
+export function formField(k: keyof CreateVmForm): FormField {
+  return k === 'dataSource' || k === 'url' || k === 'image' || k === 'sourceKind' ? 'source' : k;
+}
+
 export const rootDisk = 'rootdisk';
 // The data volume is named after the VM and must itself be a valid label.
 export const maxNameLength = 63 - `-${rootDisk}`.length;

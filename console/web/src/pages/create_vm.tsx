@@ -25,6 +25,7 @@ import { useAccess } from '../hooks';
 import {
   buildVirtualMachine,
   emptyForm,
+  formField,
   generateName,
   sourceDefaults,
   sourceOptions,
@@ -142,14 +143,21 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
     ? decide(undefined, createVmCheck(form.namespace), access)
     : { enabled: false, reason: 'Choose a namespace' };
 
+  // An edited field's errors are about a value no longer there.
+  const clearErrors = (field: FormField) => {
+    setClientErrors((e) => ({ ...e, [field]: undefined }));
+    setServerErrors((e) => (e ? { ...e, fields: { ...e.fields, [field]: undefined } } : e));
+  };
   const set = <K extends keyof CreateVmForm>(k: K, v: CreateVmForm[K]) => {
     setForm((f) => ({ ...f, [k]: v }));
     setTouched((t) => ({ ...t, [k]: true }));
+    clearErrors(formField(k));
   };
 
   const chooseDataSource = (value: string) => {
     const opt = options.find((o) => o.value === value);
     const d = sourceDefaults(opt?.labels);
+    clearErrors('source');
     setForm((f) => ({
       ...f,
       dataSource: value,
@@ -199,7 +207,7 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
     { kind: 'http', label: 'Import from a URL' },
     { kind: 'containerDisk', label: 'Container disk image' },
   ];
-  const clientCount = Object.keys(clientErrors).length;
+  const clientCount = Object.values(clientErrors).filter(Boolean).length;
 
   return (
     <PageSection>
