@@ -20,6 +20,7 @@ import (
 	"github.com/virtflow/virtflow/console/server/kubeapi"
 	"github.com/virtflow/virtflow/console/server/operations"
 	"github.com/virtflow/virtflow/console/server/session"
+	"github.com/virtflow/virtflow/console/server/templates"
 )
 
 // DefaultSessionTTL is how long a login lasts unless configured.
@@ -109,6 +110,8 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.Handle("POST /console/access", s.authed(http.HandlerFunc(s.access)))
 	mux.HandleFunc("GET /console/info", s.info)
+	tpl := &templates.Handler{Kube: s.up}
+	mux.Handle("POST /console/templates/{namespace}/{name}/process", s.authed(http.HandlerFunc(tpl.ServeProcess)))
 	mux.Handle("GET /console/operations", s.authed(s.withOperations(func(o *operations.Service) http.HandlerFunc { return o.ServeList })))
 	mux.Handle("GET /console/operations/stream", s.authed(s.withOperations(func(o *operations.Service) http.HandlerFunc { return o.ServeStream })))
 	mux.Handle("POST /console/operations/{id}/cancel", s.authed(s.withOperations(func(o *operations.Service) http.HandlerFunc { return o.ServeCancel })))
