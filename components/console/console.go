@@ -16,6 +16,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/virtflow/virtflow/console/server"
+	"github.com/virtflow/virtflow/console/server/upload"
 	"github.com/virtflow/virtflow/operators/component"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -33,6 +34,8 @@ type options struct {
 	temporalAddress, temporalNS string
 	temporalUI                  string
 	sessionTTL                  time.Duration
+	uploadProxyURL, uploadCA    string
+	uploadInsecure              bool
 }
 
 func parse(args []string) (options, error) {
@@ -46,6 +49,9 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.temporalNS, "temporal-namespace", worker.DefaultNamespace, "Temporal namespace of virtflow's workflows")
 	fs.StringVar(&o.temporalUI, "temporal-ui", "", "Temporal Web UI base URL, for links to each operation (e.g. http://127.0.0.1:8233)")
 	fs.DurationVar(&o.sessionTTL, "session-ttl", server.DefaultSessionTTL, "how long a login lasts")
+	fs.StringVar(&o.uploadProxyURL, "upload-proxy-url", upload.DefaultProxyURL, "cdi-uploadproxy's URL, where browser uploads go")
+	fs.StringVar(&o.uploadCA, "upload-proxy-ca", "", "CA bundle of cdi-uploadproxy (the cdi-uploadproxy-signer-bundle ConfigMap's ca-bundle.crt); when empty, CDIConfig's status.uploadProxyCA as the user may read it, else the system's roots")
+	fs.BoolVar(&o.uploadInsecure, "upload-proxy-insecure-skip-verify", false, "trust any certificate cdi-uploadproxy shows: images and upload tokens then go to whoever answers at --upload-proxy-url")
 	return o, fs.Parse(args)
 }
 
@@ -63,6 +69,9 @@ func Main(ctx context.Context, args []string, assets fs.FS) error {
 	}
 	cfg := server.Config{Kube: kube, TemporalNamespace: o.temporalNS, TemporalUI: o.temporalUI,
 		Assets: assets, SessionTTL: o.sessionTTL, Log: log}
+	if cfg.UploadProxy, err = uploadProxy(o); err != nil {
+		return err
+	}
 	if o.temporalAddress != "" {
 		tc, err := lazyTemporal(o)
 		if err != nil {
@@ -89,4 +98,18 @@ func lazyTemporal(o options) (client.Client, error) {
 		return nil, fmt.Errorf("configuring the temporal client for %s: %w", o.temporalAddress, err)
 	}
 	return tc, nil
+}
+
+// uploadProxy is cdi-uploadproxy as the flags describe it.
+func uploadProxy(o options) (upload.Proxy, error) {
+	p := upload.Proxy{URL: o.uploadProxyURL, InsecureSkipVerify: o.uploadInsecure}
+	if o.uploadCA == "" {
+		return p, nil
+	}
+	ca, err := os.ReadFile(o.uploadCA)
+	if err != nil {
+		return p, fmt.Errorf("reading cdi-uploadproxy's CA bundle: %w", err)
+	}
+	p.CA = ca
+	return p, nil
 }

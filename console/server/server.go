@@ -21,6 +21,7 @@ import (
 	"github.com/virtflow/virtflow/console/server/operations"
 	"github.com/virtflow/virtflow/console/server/session"
 	"github.com/virtflow/virtflow/console/server/templates"
+	"github.com/virtflow/virtflow/console/server/upload"
 )
 
 // DefaultSessionTTL is how long a login lasts unless configured.
@@ -42,6 +43,9 @@ type Config struct {
 	Assets fs.FS
 	// SessionTTL is how long a login lasts (DefaultSessionTTL if zero).
 	SessionTTL time.Duration
+	// UploadProxy is where cdi-uploadproxy is and how to trust it, for
+	// uploads from the browser.
+	UploadProxy upload.Proxy
 	// Log receives the server's own messages (slog.Default if nil).
 	Log *slog.Logger
 	// Registry receives the request metrics (a fresh one if nil).
@@ -112,6 +116,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /console/info", s.info)
 	tpl := &templates.Handler{Kube: s.up}
 	mux.Handle("POST /console/templates/{namespace}/{name}/process", s.authed(http.HandlerFunc(tpl.ServeProcess)))
+	up := &upload.Handler{Kube: s.up, Proxy: s.cfg.UploadProxy}
+	mux.Handle("POST /console/upload/{namespace}/{datavolume}", s.authed(http.HandlerFunc(up.ServeUpload)))
 	mux.Handle("GET /console/operations", s.authed(s.withOperations(func(o *operations.Service) http.HandlerFunc { return o.ServeList })))
 	mux.Handle("GET /console/operations/stream", s.authed(s.withOperations(func(o *operations.Service) http.HandlerFunc { return o.ServeStream })))
 	mux.Handle("POST /console/operations/{id}/cancel", s.authed(s.withOperations(func(o *operations.Service) http.HandlerFunc { return o.ServeCancel })))

@@ -22,3 +22,13 @@ func (u *Upstream) RESTClient(token string) (rest.Interface, error) {
 	}
 	return c, nil
 }
+
+// Body is a result's body, or its error enriched with the Status the
+// apiserver answered, which Result.Raw leaves out: the user should read
+// the apiserver's own message.
+func Body(res rest.Result) ([]byte, error) {
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	return res.Raw()
+}

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/virtflow/virtflow/console/server/kubeapi"
 	"github.com/virtflow/virtflow/console/server/reply"
 	"github.com/virtflow/virtflow/console/server/session"
 	"github.com/virtflow/virtflow/kube/templateprocess"
@@ -87,7 +88,7 @@ func (h *Handler) template(ctx context.Context, ns, name string) (*templatev1.Te
 	if err != nil {
 		return nil, err
 	}
-	raw, err := c.Get().AbsPath("/apis/template.openshift.io/v1/namespaces", ns, "templates", name).Do(ctx).Raw()
+	raw, err := kubeapi.Body(c.Get().AbsPath("/apis/template.openshift.io/v1/namespaces", ns, "templates", name).Do(ctx))
 	if err != nil {
 		return nil, err
 	}
