@@ -45,6 +45,12 @@ func console(t *testing.T) (*httptest.Server, *kubeapitest.APIServer) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, fedora)
 	})
+	api.Mux.HandleFunc("GET /apis/template.openshift.io/v1/namespaces/theirs/templates/fedora", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 403, "reason": "Forbidden",
+			"message": "templates.template.openshift.io \"fedora\" is forbidden: User \"alice\" cannot get resource"}`)
+	})
 	up, err := kubeapi.New(api.Config())
 	require.NoError(t, err)
 	h := &Handler{Kube: up}
@@ -140,4 +146,13 @@ func TestProcessRefusesABodyThatIsNotJSON(t *testing.T) {
 	code, _ := process(t, srv, "openshift/fedora", `NAME=vm1`)
 	assert.Equal(t, http.StatusBadRequest, code)
 	assert.Empty(t, api.Authorizations())
+}
+
+func TestProcessPassesOnTheApiserversMessage(t *testing.T) {
+	srv, _ := console(t)
+	code, body := process(t, srv, "theirs/fedora", `{}`)
+	assert.Equal(t, http.StatusForbidden, code, string(body))
+	var st metav1.Status
+	require.NoError(t, json.Unmarshal(body, &st))
+	assert.Equal(t, `templates.template.openshift.io "fedora" is forbidden: User "alice" cannot get resource`, st.Message)
 }
