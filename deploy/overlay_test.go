@@ -40,7 +40,8 @@ func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal
 	require.Equal(t, "virtflow.local/virtflow:0123abcd", d.Spec.Template.Spec.Containers[0].Image)
 	require.Contains(t, string(out), "address: 10.244.0.1:7233")
 	require.Contains(t, string(out), "ui: http://127.0.0.1:8233")
-	require.Contains(t, string(out), "name: console-admin", "the embedded node has an admin to log in to the console with")
+	require.Contains(t, string(out), "kind: ServiceAccount\nmetadata:\n  name: console-admin\n  namespace: kubevirt-hyperconverged\n",
+		"the embedded node has an admin to log in to the console with")
 	require.Contains(t, string(out), "kind: ClusterRole\n", "the base brings virtflow's RBAC")
 	require.NotContains(t, string(out), "kind: Kustomization")
 }
