@@ -13,7 +13,6 @@ import (
 	"time"
 
 	templatev1 "github.com/openshift/api/template/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -81,37 +80,9 @@ func template(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	markTemplateNamespace(processed.Objects, tpl)
+	templateprocess.MarkTemplateNamespace(processed.Objects, tpl)
 	return render(out, *output, processed.Objects)
 }
-
-// markTemplateNamespace labels the VMs made from a template that names its
-// namespace (read from the cluster, or a file that says it) with it, as the console does when it
-// creates a VM from a template: with its name, which the template sets,
-// that is how the template validator finds the VM's rules.
-func markTemplateNamespace(objects []runtime.RawExtension, tpl *templatev1.Template) {
-	if tpl.Namespace == "" {
-		return
-	}
-	for _, o := range objects {
-		u, ok := o.Object.(*unstructured.Unstructured)
-		if !ok || u.GetKind() != "VirtualMachine" {
-			continue
-		}
-		labels := u.GetLabels()
-		if tpl.Name == "" || labels[vmTemplateLabel] != tpl.Name {
-			continue
-		}
-		labels[vmTemplateNamespaceLabel] = tpl.Namespace
-		u.SetLabels(labels)
-	}
-}
-
-// The labels naming the template a VM came from.
-const (
-	vmTemplateLabel          = "vm.kubevirt.io/template"
-	vmTemplateNamespaceLabel = "vm.kubevirt.io/template.namespace"
-)
 
 // interleaved moves positional arguments after the flags, as oc accepts
 // them anywhere.

@@ -77,7 +77,7 @@ func (h *Handler) ServeProcess(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("processing template %s/%s: %v", ns, name, err))
 		return
 	}
-	markTemplateNamespace(processed.Objects, tpl)
+	templateprocess.MarkTemplateNamespace(processed.Objects, tpl)
 	reply.JSON(w, http.StatusOK, templateprocess.List(processed.Objects))
 }
 
