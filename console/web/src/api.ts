@@ -10,7 +10,7 @@
 import { splitLines } from './model/json_lines';
 import type { Operation } from './model/operations';
 import type { AccessCheck } from './model/permissions';
-import type { KubeList, Status } from './model/types';
+import type { KubeList, KubeObject, Status } from './model/types';
 import type { VmAction } from './model/vm_actions';
 import type { WatchEvent } from './model/watch_list';
 import { readOperations, readStreamMessage, readUser, type StreamMessage, type User } from './model/wire';
@@ -130,6 +130,10 @@ export const paths = {
   clusterInstancetypes: () => '/apis/instancetype.kubevirt.io/v1beta1/virtualmachineclusterinstancetypes',
   clusterPreferences: () => '/apis/instancetype.kubevirt.io/v1beta1/virtualmachineclusterpreferences',
   dataSources: (ns?: string) => nsPath('/apis/cdi.kubevirt.io/v1beta1', 'datasources', ns),
+  templates: (ns: string, labelSelector?: string) => {
+    const p = nsPath('/apis/template.openshift.io/v1', 'templates', ns);
+    return labelSelector ? `${p}?labelSelector=${encodeURIComponent(labelSelector)}` : p;
+  },
   hyperConvergeds: () => '/apis/hco.kubevirt.io/v1beta1/hyperconvergeds',
   // Events of the VM and of its VMI, which share its name.
   events: (ns: string, name: string) =>
@@ -150,6 +154,53 @@ export const remove = (path: string) => json<unknown>('DELETE', path);
 // it; a refusal is an ApiError whose body holds the webhook's causes.
 export const createVm = <T extends { metadata: { namespace: string } }>(vm: T) =>
   json<T>('POST', paths.vms(vm.metadata.namespace), vm);
+
+// processTemplate answers the template's objects with the parameters
+// substituted, as `oc process` would, or an ApiError whose body is a 422
+// Status with a cause per parameter at fault.
+export const processTemplate = (ns: string, name: string, parameters: Record<string, string>) =>
+  json<KubeList<KubeObject>>('POST', `/console/templates/${encodeURIComponent(ns)}/${encodeURIComponent(name)}/process`, { parameters });
+
+export const createDataVolume = <T extends { metadata: { namespace: string } }>(dv: T) =>
+  json<T>('POST', paths.dataVolumes(dv.metadata.namespace), dv);
+
+// uploadImage sends a file as the raw body of POST /console/upload/{ns}/{dv}.
+// XMLHttpRequest, not fetch, because only it reports upload progress.
+export function uploadImage(
+  ns: string,
+  dv: string,
+  file: Blob,
+  onProgress: (loaded: number, total: number, lengthComputable: boolean) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/console/upload/${encodeURIComponent(ns)}/${encodeURIComponent(dv)}`);
+    xhr.withCredentials = true;
+    xhr.setRequestHeader('X-CSRF-Token', csrfToken());
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.total, e.lengthComputable);
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        resolve();
+        return;
+      }
+      if (xhr.status < 200) {
+        reject(new ApiError(xhr.status, `the upload failed: ${xhr.status} ${xhr.statusText}`));
+        return;
+      }
+      // failure() reads a Response; one built from the reply keeps a
+      // single place that turns answers into ApiErrors.
+      const body = xhr.status === 204 ? null : xhr.responseText;
+      void failure(new Response(body, { status: xhr.status, statusText: xhr.statusText })).then(reject);
+    };
+    xhr.onerror = () => reject(new Error('the upload failed: the connection broke'));
+    xhr.onabort = () => reject(new DOMException('the upload was cancelled', 'AbortError'));
+    signal?.addEventListener('abort', () => xhr.abort());
+    xhr.send(file);
+  });
+}
 
 // vmAction performs a list-page action. The subresources are PUTs with an
 // empty body, as virtctl sends them; delete removes the VM, and KubeVirt's

@@ -39,6 +39,7 @@ import { formErrors, type FormErrors } from '../model/create_vm_errors';
 import { createVmCheck, decide } from '../model/permissions';
 import { routeHash } from '../model/route';
 import type { DataSource, KubeObject } from '../model/types';
+import { useTemplateSource } from './create_vm_template';
 import { YamlView } from './yaml_view';
 
 interface Listed<T> {
@@ -131,6 +132,10 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
   const [clientErrors, setClientErrors] = useState<FieldErrors>({});
   const [serverErrors, setServerErrors] = useState<FormErrors>();
   const [submitting, setSubmitting] = useState(false);
+  // A template brings its own VM definition, so the form's other fields
+  // give way to its parameters.
+  const [fromTemplate, setFromTemplate] = useState(false);
+  const templateSource = useTemplateSource(form.namespace, Helper, fromTemplate);
 
   const instancetypes = useList<KubeObject>(api.paths.clusterInstancetypes());
   const preferences = useList<KubeObject>(api.paths.clusterPreferences());
@@ -181,6 +186,17 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
     e.preventDefault();
     // Enter in a field submits even when the button is only aria-disabled.
     if (!allowed.enabled || submitting) return;
+    if (fromTemplate) {
+      setClientErrors(form.namespace ? {} : { namespace: 'Choose a namespace.' });
+      setServerErrors(undefined);
+      if (!form.namespace) return;
+      setSubmitting(true);
+      void templateSource.submit().then((vm) => {
+        if (vm) location.hash = routeHash({ page: 'vm', namespace: vm.namespace, name: vm.name, tab: 'overview' });
+        else setSubmitting(false);
+      });
+      return;
+    }
     const v = validate(form);
     setClientErrors(v);
     setServerErrors(undefined);
@@ -207,7 +223,8 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
     { kind: 'http', label: 'Import from a URL' },
     { kind: 'containerDisk', label: 'Container disk image' },
   ];
-  const clientCount = Object.values(clientErrors).filter(Boolean).length;
+  const clientCount = Object.values(clientErrors).filter(Boolean).length + (fromTemplate && templateSource.hasFieldErrors ? 1 : 0);
+  const generalErrors = fromTemplate ? templateSource.general : (serverErrors?.general ?? []);
 
   return (
     <PageSection>
@@ -216,9 +233,9 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
         <BreadcrumbItem isActive>Create</BreadcrumbItem>
       </Breadcrumb>
       <Title headingLevel="h1">Create VirtualMachine</Title>
-      {serverErrors && serverErrors.general.length > 0 && (
+      {generalErrors.length > 0 && (
         <Alert variant="danger" isInline title="The VirtualMachine was not created" data-testid="create-vm-error" style={{ margin: 'var(--pf-t--global--spacer--md) 0' }}>
-          {serverErrors.general.map((m) => (
+          {generalErrors.map((m) => (
             <div key={m}>{m}</div>
           ))}
         </Alert>
@@ -231,6 +248,7 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
           <NamespaceSelect id="create-vm-namespace" testId="create-vm-namespace" allowAll={false} value={form.namespace} onChange={(v) => set('namespace', v)} />
           <Helper messages={errorsFor('namespace')} />
         </FormGroup>
+        {!fromTemplate && (
         <FormGroup label="Name" isRequired fieldId="create-vm-name">
           <TextInput
             id="create-vm-name"
@@ -241,6 +259,7 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
           />
           <Helper messages={errorsFor('name')} />
         </FormGroup>
+        )}
 
         <FormGroup label="Boot disk" isRequired role="radiogroup" fieldId="create-vm-source" isStack>
           <div data-testid="create-vm-source">
@@ -251,12 +270,24 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
                 data-testid={`create-vm-source-${s.kind}`}
                 name="create-vm-source"
                 label={s.label}
-                isChecked={form.sourceKind === s.kind}
-                onChange={() => set('sourceKind', s.kind)}
+                isChecked={!fromTemplate && form.sourceKind === s.kind}
+                onChange={() => {
+                  setFromTemplate(false);
+                  set('sourceKind', s.kind);
+                }}
               />
             ))}
+            <Radio
+              id="create-vm-source-template"
+              data-testid="create-vm-source-template"
+              name="create-vm-source"
+              label="Template"
+              isChecked={fromTemplate}
+              onChange={() => setFromTemplate(true)}
+            />
           </div>
-          {form.sourceKind === 'dataSource' &&
+          {fromTemplate && templateSource.fields}
+          {!fromTemplate && form.sourceKind === 'dataSource' &&
             (dataSources.error ? (
               <TextInput
                 aria-label="DataSource as namespace/name"
@@ -280,7 +311,7 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
                 ))}
               </FormSelect>
             ))}
-          {form.sourceKind === 'http' && (
+          {!fromTemplate && form.sourceKind === 'http' && (
             <TextInput
               aria-label="Disk image URL"
               data-testid="create-vm-url"
@@ -291,7 +322,7 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
               onChange={(_e, v) => set('url', v)}
             />
           )}
-          {form.sourceKind === 'containerDisk' && (
+          {!fromTemplate && form.sourceKind === 'containerDisk' && (
             <TextInput
               aria-label="Container disk image"
               data-testid="create-vm-image"
@@ -304,7 +335,9 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
           <Helper
             messages={errorsFor('source')}
             hint={
-              form.sourceKind === 'dataSource' && dataSources.error
+              fromTemplate
+                ? undefined
+                : form.sourceKind === 'dataSource' && dataSources.error
                 ? `DataSources cannot be listed (${dataSources.error}); enter one as namespace/name.`
                 : form.sourceKind === 'containerDisk'
                   ? 'A container disk is ephemeral: changes are lost when the VM stops.'
@@ -312,7 +345,7 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
             }
           />
         </FormGroup>
-        {form.sourceKind !== 'containerDisk' && (
+        {!fromTemplate && form.sourceKind !== 'containerDisk' && (
           <FormGroup label="Disk size" isRequired={form.sourceKind === 'http'} fieldId="create-vm-disksize">
             <TextInput
               id="create-vm-disksize"
@@ -325,6 +358,8 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
           </FormGroup>
         )}
 
+        {!fromTemplate && (
+        <>
         <FormGroup label="Instance type" fieldId="create-vm-instancetype">
           <ClusterRefSelect
             id="create-vm-instancetype"
@@ -377,6 +412,8 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
           <YamlView object={buildVirtualMachine(form)} />
         </ExpandableSection>
 
+        </>
+        )}
         <ActionGroup>
           <Button
             type="submit"
