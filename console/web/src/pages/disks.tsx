@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import {
+  Button,
   EmptyState,
   PageSection,
   Progress,
@@ -17,6 +19,7 @@ import { useNow, useWatchList } from '../hooks';
 import { age } from '../model/age';
 import { diskProgress } from '../model/progress';
 import type { DataVolume } from '../model/types';
+import { UploadDisk } from './disk_upload';
 
 // sourceOf names what a DataVolume imports, clones or uploads from.
 function sourceOf(dv: DataVolume): string {
@@ -33,6 +36,7 @@ export function DisksPage() {
   const [ns, setNs] = useNamespace();
   const dvs = useWatchList<DataVolume>(paths.dataVolumes(ns || undefined));
   const now = useNow();
+  const [uploading, setUploading] = useState(false);
   return (
     <PageSection>
       <Title headingLevel="h1">Disks (DataVolumes)</Title>
@@ -41,8 +45,14 @@ export function DisksPage() {
           <ToolbarItem>
             <NamespaceSelect value={ns} onChange={setNs} />
           </ToolbarItem>
+          <ToolbarItem>
+            <Button variant="secondary" data-testid="upload-button" isDisabled={uploading} onClick={() => setUploading(true)}>
+              Upload
+            </Button>
+          </ToolbarItem>
         </ToolbarContent>
       </Toolbar>
+      {uploading && <UploadDisk namespace={ns} onClose={() => setUploading(false)} />}
       <ErrorAlert title="Cannot list DataVolumes" error={dvs.error} />
       {!dvs.loaded && !dvs.error ? (
         <Spinner size="lg" aria-label="Loading disks" />
