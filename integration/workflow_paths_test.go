@@ -18,8 +18,10 @@ import (
 
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	hcoc "github.com/virtflow/virtflow/contracts/hco"
+	sspc "github.com/virtflow/virtflow/contracts/ssp"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
+	sspwf "github.com/virtflow/virtflow/workflows/ssp"
 )
 
 // pathRun is one run of a real workflow on the real Temporal server whose
@@ -32,9 +34,16 @@ type pathRun struct {
 	input      func(node string) any
 	activities map[string]any // activity type → scripted implementation
 	cancelAt   string
-	want       enumspb.WorkflowExecutionStatus
+	// cancelAtCount is how many cancelAt activities are scheduled before
+	// the cancellation (1 when zero): the durable pipeline runs all its
+	// steps as one activity type.
+	cancelAtCount int
+	want          enumspb.WorkflowExecutionStatus
 	// ran are the activity types that must have been scheduled.
 	ran []string
+	// steps, when set, is how many activities of the durable tasks' one
+	// type must have been scheduled (the pipeline's clean-up is its last).
+	steps int
 }
 
 var (
@@ -83,7 +92,7 @@ func pathRuns() []pathRun {
 	tooSmall := func(context.Context, cdic.ImportRequest) (cdic.ImportResult, error) {
 		return cdic.ImportResult{}, nonRetryable("Virtual image size is larger than the reported available storage", cdic.ErrTypeTargetTooSmall)
 	}
-	return []pathRun{
+	return append(sspPathRuns(), []pathRun{
 		{file: "workflows/hco/testdata/install_failed.json", workflow: hcoc.InstallWorkflowName, input: installIn,
 			activities: map[string]any{hcoc.PlanComponentsName: func(context.Context, hcoc.HyperConvergedRef) ([]hcoc.ComponentRef, error) {
 				return nil, nonRetryable("HyperConverged kubevirt-hyperconverged/kubevirt-hyperconverged (uid paths) no longer exists", hcoc.ErrHyperConvergedGone)
@@ -140,7 +149,7 @@ func pathRuns() []pathRun {
 				cdic.EnsureImportName: func(context.Context, cdic.ImportTarget) error { return nil },
 				cdic.WaitImportedName: func(ctx context.Context, _ cdic.ImportTarget) error { return untilCancelled(ctx) }},
 			cancelAt: cdic.WaitImportedName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED},
-	}
+	}...)
 }
 
 // TestWorkflowsFailAndCancelAsDesignedOnTheRealServer runs every workflow's
@@ -164,6 +173,7 @@ func runPath(t *testing.T, i int, run pathRun) {
 	control, node := worker.New(env.tc, queue, opts), worker.New(env.tc, cdic.NodeTaskQueue(queue), opts)
 	hcowf.RegisterWorkflows(control)
 	cdiwf.RegisterWorkflows(control)
+	sspwf.RegisterWorkflows(control)
 	for name, fn := range run.activities {
 		for _, w := range []worker.Worker{control, node} {
 			w.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
@@ -177,7 +187,7 @@ func runPath(t *testing.T, i int, run pathRun) {
 	wr, err := env.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, run.workflow, run.input(queue))
 	require.NoError(t, err)
 	if run.cancelAt != "" {
-		waitScheduled(t, ctx, id, run.cancelAt)
+		waitScheduled(t, ctx, id, run.cancelAt, max(run.cancelAtCount, 1))
 		require.NoError(t, env.tc.CancelWorkflow(ctx, id, ""))
 	}
 	err = wr.Get(ctx, nil)
@@ -191,13 +201,16 @@ func runPath(t *testing.T, i int, run pathRun) {
 	for _, a := range run.ran {
 		require.Positive(t, activityCount(t, env.tc, id, a), "%s ran", a)
 	}
+	if run.steps > 0 {
+		require.Equal(t, run.steps, activityCount(t, env.tc, id, sspc.RunTaskStepName), "steps scheduled, clean-up last")
+	}
 	recordHistory(t, env.tc, run.file, id)
 }
 
-// waitScheduled waits until an activity of the type has been scheduled,
-// and a moment more for a worker to pick it up.
-func waitScheduled(t *testing.T, ctx context.Context, id, activityType string) {
-	require.Eventually(t, func() bool { return activityCount(t, env.tc, id, activityType) > 0 }, 30*time.Second, 50*time.Millisecond)
+// waitScheduled waits until n activities of the type have been scheduled,
+// and a moment more for a worker to pick the last up.
+func waitScheduled(t *testing.T, ctx context.Context, id, activityType string, n int) {
+	require.Eventually(t, func() bool { return activityCount(t, env.tc, id, activityType) >= n }, 30*time.Second, 50*time.Millisecond)
 	select {
 	case <-ctx.Done():
 	case <-time.After(300 * time.Millisecond):
