@@ -40,31 +40,9 @@ import { createVmCheck, decide } from '../model/permissions';
 import { routeHash } from '../model/route';
 import type { DataSource, KubeObject } from '../model/types';
 import { useTemplateSource } from './create_vm_template';
+import { useListOnce, type Listed } from './use_list_once';
 import { YamlView } from './yaml_view';
 
-interface Listed<T> {
-  items: T[];
-  loaded: boolean;
-  error?: string;
-}
-
-// useList reads a list once: instance types, preferences and boot sources
-// change rarely, and a form that reshuffles its options under the user's
-// pointer is worse than a slightly stale one.
-function useList<T>(path: string): Listed<T> {
-  const [l, setL] = useState<Listed<T>>({ items: [], loaded: false });
-  useEffect(() => {
-    const ac = new AbortController();
-    api
-      .list<T>(path, ac.signal)
-      .then((r) => setL({ items: r.items ?? [], loaded: true }))
-      .catch((e: unknown) => {
-        if (!ac.signal.aborted) setL({ items: [], loaded: true, error: e instanceof Error ? e.message : String(e) });
-      });
-    return () => ac.abort();
-  }, [path]);
-  return l;
-}
 
 const names = (items: KubeObject[]) =>
   items
@@ -137,9 +115,9 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
   const [fromTemplate, setFromTemplate] = useState(false);
   const templateSource = useTemplateSource(form.namespace, Helper, fromTemplate);
 
-  const instancetypes = useList<KubeObject>(api.paths.clusterInstancetypes());
-  const preferences = useList<KubeObject>(api.paths.clusterPreferences());
-  const dataSources = useList<DataSource>(api.paths.dataSources());
+  const instancetypes = useListOnce<KubeObject>(api.paths.clusterInstancetypes());
+  const preferences = useListOnce<KubeObject>(api.paths.clusterPreferences());
+  const dataSources = useListOnce<DataSource>(api.paths.dataSources());
   const options = useMemo(() => sourceOptions(dataSources.items), [dataSources.items]);
 
   const checks = useMemo(() => (form.namespace ? [createVmCheck(form.namespace)] : []), [form.namespace]);

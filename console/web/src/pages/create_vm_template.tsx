@@ -6,6 +6,7 @@ import { FormGroup, FormSelect, FormSelectOption, TextInput } from '@patternfly/
 import * as api from '../api';
 import { formErrors } from '../model/create_vm_errors';
 import type { KubeObject } from '../model/types';
+import { useListOnce } from './use_list_once';
 import {
   initialValues,
   paramFields,
@@ -22,28 +23,6 @@ import {
 // carry this label; a namespace's own are all offered.
 const baseSelector = 'template.kubevirt.io/type=base';
 
-interface Listed {
-  items: Template[];
-  error?: string;
-  loaded: boolean;
-}
-
-function useTemplates(path: string | null): Listed {
-  const [l, setL] = useState<Listed>({ items: [], loaded: false });
-  useEffect(() => {
-    setL({ items: [], loaded: false });
-    if (!path) return;
-    const ac = new AbortController();
-    api
-      .list<Template>(path, ac.signal)
-      .then((r) => setL({ items: r.items ?? [], loaded: true }))
-      .catch((e: unknown) => {
-        if (!ac.signal.aborted) setL({ items: [], loaded: true, error: e instanceof Error ? e.message : String(e) });
-      });
-    return () => ac.abort();
-  }, [path]);
-  return l;
-}
 
 export interface TemplateSource {
   fields: ReactElement;
@@ -59,8 +38,8 @@ type Helper = (p: { messages: string[]; hint?: string }) => ReactElement | null;
 // Templates are listed only once the user picks the mode: a cluster without
 // OpenShift's template API would otherwise answer every visit with a 404.
 export function useTemplateSource(namespace: string, Helper: Helper, enabled: boolean): TemplateSource {
-  const shared = useTemplates(enabled ? api.paths.templates('openshift', baseSelector) : null);
-  const own = useTemplates(enabled && namespace && namespace !== 'openshift' ? api.paths.templates(namespace) : null);
+  const shared = useListOnce<Template>(enabled ? api.paths.templates('openshift', baseSelector) : null);
+  const own = useListOnce<Template>(enabled && namespace && namespace !== 'openshift' ? api.paths.templates(namespace) : null);
   const options = useMemo(() => templateOptions(own.items, shared.items), [own.items, shared.items]);
   const [chosen, setChosen] = useState('');
   const template = useMemo(
