@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -248,6 +250,40 @@ func TestTheBundleIsServedSPAStyle(t *testing.T) {
 	assert.Contains(t, resp.Header.Get("Content-Type"), "javascript")
 	resp = f.do(t, http.MethodGet, "/console/nothing", "", nil)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "API paths do not fall back to the page")
+}
+
+func TestTheBundleIsSentCompressedToBrowsersThatAcceptGzip(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write([]byte("console.log('compressed')"))
+	require.NoError(t, w.Close())
+	assets := fstest.MapFS{
+		"index.html":       {Data: []byte("<html>console</html>")},
+		"assets/app.js":    {Data: []byte("console.log('compressed')")},
+		"assets/app.js.gz": {Data: gz.Bytes()},
+		"assets/font.woff": {Data: []byte("woff")},
+	}
+	f := newFixture(t, Config{Assets: assets})
+
+	resp := f.do(t, http.MethodGet, "/assets/app.js", "", map[string]string{"Accept-Encoding": "br, gzip"})
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
+	assert.Contains(t, resp.Header.Get("Content-Type"), "javascript", "the type is the file's, not gzip's")
+	assert.Contains(t, resp.Header.Values("Vary"), "Accept-Encoding")
+	r, err := gzip.NewReader(resp.Body)
+	require.NoError(t, err)
+	plain, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, "console.log('compressed')", string(plain))
+
+	for _, accept := range []string{"", "identity", "gzip;q=0", "br"} {
+		resp = f.do(t, http.MethodGet, "/assets/app.js", "", map[string]string{"Accept-Encoding": accept})
+		assert.Empty(t, resp.Header.Get("Content-Encoding"), accept)
+		assert.Equal(t, "console.log('compressed')", body(t, resp), accept)
+	}
+	resp = f.do(t, http.MethodGet, "/assets/font.woff", "", map[string]string{"Accept-Encoding": "gzip"})
+	assert.Empty(t, resp.Header.Get("Content-Encoding"), "a file without a .gz goes as it is")
+	assert.Equal(t, "woff", body(t, resp))
 }
 
 func TestWithoutABundleThePageSaysHowToBuildIt(t *testing.T) {

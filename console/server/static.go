@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"io/fs"
+	"mime"
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -37,13 +40,47 @@ func (s *Server) static() http.Handler {
 		}
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 		if info, err := fs.Stat(assets, name); err == nil && !info.IsDir() && name != "index.html" {
-			http.ServeFileFS(w, r, assets, name)
+			serveAsset(w, r, assets, name)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(index)
 	})
+}
+
+// serveAsset sends name, or its gzip-compressed sibling name.gz (written
+// by the bundle's build) with Content-Encoding gzip when the browser
+// accepts it and the request is not for a range.
+func serveAsset(w http.ResponseWriter, r *http.Request, assets fs.FS, name string) {
+	w.Header().Add("Vary", "Accept-Encoding")
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) || r.Header.Get("Range") != "" {
+		http.ServeFileFS(w, r, assets, name)
+		return
+	}
+	gz, err := fs.ReadFile(assets, name+".gz")
+	if err != nil {
+		http.ServeFileFS(w, r, assets, name)
+		return
+	}
+	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+		w.Header().Set("Content-Type", ct)
+	}
+	w.Header().Set("Content-Encoding", "gzip")
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(gz))
+}
+
+// acceptsGzip reads an Accept-Encoding header: gzip listed without q=0.
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 // pageHeaders keep the console out of other sites' frames and stop the

@@ -4,6 +4,7 @@
 // hack/console-build.sh, which decides whether a build is needed.
 import { build } from 'esbuild';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,4 +40,13 @@ writeFileSync(join(dist, 'index.html'), html);
 
 for (const [file, out] of Object.entries(result.metafile.outputs)) {
   if (/app\.(js|css)$/.test(file)) console.log(`${file}: ${(out.bytes / 1024).toFixed(0)} KiB`);
+}
+
+// Compressible outputs get a .gz beside them, compressed once here, which
+// the console's server sends to browsers that accept gzip (app.js is a
+// quarter of its size).
+for (const file of Object.keys(result.metafile.outputs)) {
+  if (!/\.(js|css|svg|ttf|map|txt)$/.test(file)) continue;
+  const path = join(web, file);
+  writeFileSync(`${path}.gz`, gzipSync(readFileSync(path), { level: 9 }));
 }
