@@ -138,7 +138,7 @@ export const paths = {
   // Events of the VM and of its VMI, which share its name.
   events: (ns: string, name: string) =>
     `${nsPath('/api/v1', 'events', ns)}?fieldSelector=${encodeURIComponent(`involvedObject.name=${name}`)}`,
-  vmAction: (ns: string, name: string, action: 'start' | 'stop' | 'restart') =>
+  vmAction: (ns: string, name: string, action: 'start' | 'stop' | 'restart' | 'migrate') =>
     `${nsPath(subresources, 'virtualmachines', ns, name)}/${action}`,
   vmiAction: (ns: string, name: string, action: 'pause' | 'unpause') =>
     `${nsPath(subresources, 'virtualmachineinstances', ns, name)}/${action}`,
@@ -160,6 +160,21 @@ export const createVm = <T extends { metadata: { namespace: string } }>(vm: T) =
 // Status with a cause per parameter at fault.
 export const processTemplate = (ns: string, name: string, parameters: Record<string, string>) =>
   json<KubeList<KubeObject>>('POST', `/console/templates/${encodeURIComponent(ns)}/${encodeURIComponent(name)}/process`, { parameters });
+
+// replaceYaml PUTs an edited object as the YAML text the user wrote: the
+// API server parses it, so a syntax error, a failed validation or a
+// webhook's refusal comes back in the server's words, and the text's
+// resourceVersion makes a save over someone else's change a conflict.
+export async function replaceYaml<T>(path: string, text: string): Promise<T> {
+  const resp = await fetch(path, {
+    method: 'PUT',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/yaml', 'X-CSRF-Token': csrfToken() },
+    credentials: 'same-origin',
+    body: text,
+  });
+  if (!resp.ok) throw await failure(resp);
+  return (await resp.json()) as T;
+}
 
 export const createDataVolume = <T extends { metadata: { namespace: string } }>(dv: T) =>
   json<T>('POST', paths.dataVolumes(dv.metadata.namespace), dv);
@@ -210,6 +225,7 @@ export async function vmAction(action: VmAction, ns: string, name: string): Prom
     case 'start':
     case 'stop':
     case 'restart':
+    case 'migrate':
       await call('PUT', paths.vmAction(ns, name, action), {});
       return;
     case 'pause':

@@ -28,6 +28,7 @@ export function vmActionCheck(action: VmAction, namespace: string, name: string)
     case 'start':
     case 'stop':
     case 'restart':
+    case 'migrate':
       return { verb: 'update', group: subresources, resource: 'virtualmachines', subresource: action, namespace, name };
     case 'pause':
     case 'unpause':
@@ -42,6 +43,11 @@ export function vmActionCheck(action: VmAction, namespace: string, name: string)
 // user, so this one check is the whole of it.
 export function createVmCheck(namespace: string): AccessCheck {
   return { verb: 'create', group: 'kubevirt.io', resource: 'virtualmachines', namespace };
+}
+
+// editVmCheck is the permission the YAML editor's Save needs.
+export function editVmCheck(namespace: string, name: string): AccessCheck {
+  return { verb: 'update', group: 'kubevirt.io', resource: 'virtualmachines', namespace, name };
 }
 
 // The consoles are websocket GETs of VMI subresources.

@@ -11,7 +11,7 @@ function enabled(label: string, hasVMI: boolean): VmAction[] {
 
 test('each state enables the actions virt-api accepts in it', () => {
   assert.deepEqual(enabled('Stopped', false), ['start', 'delete']);
-  assert.deepEqual(enabled('Running', true), ['stop', 'restart', 'pause', 'delete']);
+  assert.deepEqual(enabled('Running', true), ['stop', 'restart', 'pause', 'migrate', 'delete']);
   assert.deepEqual(enabled('Paused', true), ['stop', 'restart', 'unpause', 'delete']);
   // A VM that is starting can be stopped before its VMI exists.
   assert.deepEqual(enabled('Provisioning', false), ['stop', 'delete']);

@@ -1,8 +1,8 @@
 import type { VmStatus } from './status';
 
-export type VmAction = 'start' | 'stop' | 'restart' | 'pause' | 'unpause' | 'delete';
+export type VmAction = 'start' | 'stop' | 'restart' | 'pause' | 'unpause' | 'migrate' | 'delete';
 
-export const vmActions: readonly VmAction[] = ['start', 'stop', 'restart', 'pause', 'unpause', 'delete'];
+export const vmActions: readonly VmAction[] = ['start', 'stop', 'restart', 'pause', 'unpause', 'migrate', 'delete'];
 
 export const actionLabels: Record<VmAction, string> = {
   start: 'Start',
@@ -10,6 +10,7 @@ export const actionLabels: Record<VmAction, string> = {
   restart: 'Restart',
   pause: 'Pause',
   unpause: 'Unpause',
+  migrate: 'Migrate',
   delete: 'Delete',
 };
 
@@ -34,6 +35,10 @@ export function applicable(action: VmAction, status: VmStatus, hasVMI: boolean):
       return s !== 'Running' ? 'Only a running VM can be paused' : undefined;
     case 'unpause':
       return s !== 'Paused' ? 'The VM is not paused' : undefined;
+    case 'migrate':
+      // virt-api decides whether the cluster can move it (and says why
+      // not); the console only asks for a running instance.
+      return s !== 'Running' ? 'Only a running VM can be migrated' : undefined;
     case 'delete':
       return s === 'Terminating' ? 'The VM is being deleted' : undefined;
   }

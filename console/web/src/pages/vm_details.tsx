@@ -24,7 +24,8 @@ import type { VirtualMachine, VirtualMachineInstance } from '../model/types';
 import { vmRows } from '../model/vm_row';
 import { VmEventsTab } from './vm_events_tab';
 import { VmOverviewTab } from './vm_overview_tab';
-import { YamlView } from './yaml_view';
+import { editVmCheck } from '../model/permissions';
+import { YamlEditor } from './yaml_edit';
 
 const tabTitles: Record<VmTab, string> = {
   overview: 'Overview',
@@ -79,7 +80,12 @@ export function VmDetailsPage({ namespace, name, tab }: { namespace: string; nam
                 ) : t === 'overview' ? (
                   <VmOverviewTab vm={vm.object} vmi={vmi.object} />
                 ) : t === 'yaml' ? (
-                  <YamlView object={vm.object} />
+                  <YamlEditor
+                    object={vm.object}
+                    type={{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine' }}
+                    path={api.paths.vms(namespace, name)}
+                    check={editVmCheck(namespace, name)}
+                  />
                 ) : t === 'events' ? (
                   <VmEventsTab namespace={namespace} name={name} />
                 ) : t === 'operations' ? (
