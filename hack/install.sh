@@ -5,11 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# chromium runs the web console's browser tests; extlinux makes the test
+# guest's disk bootable by itself.
 packages=(
   pkg-config libvirt-dev libvirt-daemon-system libvirt-clients
   qemu-system-x86 qemu-utils nbdkit busybox-static cpio socat bridge-utils iproute2
   genisoimage e2fsprogs gzip xz-utils curl
   runc containernetworking-plugins nftables conntrack iptables mmdebstrap
+  extlinux syslinux-common chromium
 )
 
 missing=()

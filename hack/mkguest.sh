@@ -8,11 +8,15 @@
 #                   (guest info, users, filesystems, fsfreeze, reboot),
 #                   prints VIRTFLOW-GUEST-READY and runs a shell on the serial
 #                   console
-#   disk.raw        an 8 MiB ext2 image (no partition table) holding
+#   disk.raw        a 24 MiB ext2 image (no partition table) holding
 #                   virtflow-disk.txt, laid out as a tiny Linux root (/etc
 #                   with fstab and os-release, /bin/sh) so libguestfs's
 #                   inspection finds an operating system on it and
-#                   virt-customize / virt-sysprep accept it
+#                   virt-customize / virt-sysprep accept it; it also boots
+#                   by itself: EXTLINUX in its boot block loads the same
+#                   kernel and initramfs from /boot, so a VM that names only
+#                   this disk (an instance type and a DataSource, as the
+#                   web console creates) boots under BIOS firmware too
 set -euo pipefail
 
 pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
@@ -20,7 +24,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v5"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v6"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -132,7 +136,32 @@ ID=virtflow-test-guest
 PRETTY_NAME="Virtflow Test Guest (busybox)"
 VERSION_ID=2
 OSRELEASE
-mke2fs -q -t ext2 -d "$disk" "$dir.partial/disk.raw" 8M >&2
+# console=tty0 as well puts the kernel's messages on the display, so the
+# graphical console shows the boot; the shell stays on the serial port,
+# the last console named.
+mkdir -p "$disk/boot/extlinux"
+cp "$dir.partial/vmlinuz" "$dir.partial/initramfs.img" "$disk/boot/"
+cat > "$disk/boot/extlinux/extlinux.conf" <<'EXTLINUX'
+DEFAULT virtflow
+TIMEOUT 1
+LABEL virtflow
+  LINUX /boot/vmlinuz
+  INITRD /boot/initramfs.img
+  APPEND console=tty0 console=ttyS0
+EXTLINUX
+mke2fs -q -t ext2 -d "$disk" "$dir.partial/disk.raw" 24M >&2
+# extlinux finds ldlinux.sys's blocks through the mounted filesystem, and
+# writes its boot sector into the ext2 boot block (the first KiB, which
+# ext2 leaves free), so the disk needs no partition table.
+mnt="$work/mnt"
+mkdir -p "$mnt"
+mount -o loop "$dir.partial/disk.raw" "$mnt"
+trap 'umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
+if ! out=$(extlinux --install "$mnt/boot/extlinux" 2>&1); then
+  echo "mkguest: extlinux could not make the disk bootable: $out" >&2
+  exit 1
+fi
+umount "$mnt"
 chmod 0644 "$dir.partial"/*
 rm -rf "$dir"
 mv "$dir.partial" "$dir"

@@ -17,7 +17,7 @@ const (
 // testGuest is virtflow's own family: a busybox guest that boots in
 // seconds under TCG. It carries upstream's labels and annotations so that
 // the console lists it and the validator checks it like any other common
-// template. Its disk is an 8 MiB ext2 image, hence the small sizes.
+// template. Its disk is a 24 MiB ext2 image, hence the small sizes.
 func testGuest(o Options) *family {
 	return &family{
 		os: TestGuestOS, osIDs: []string{TestGuestOS}, osName: "Virtflow Test Guest",
