@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildVirtualMachine, emptyForm, formField, generateName, sanitizeName, sourceDefaults, sourceOptions, validate, type CreateVmForm } from './create_vm';
+import { buildVirtualMachine, emptyForm, formField, importSize, withSourceKind, generateName, sanitizeName, sourceDefaults, sourceOptions, validate, type CreateVmForm } from './create_vm';
 
 const form = (over: Partial<CreateVmForm> = {}): CreateVmForm => ({
   ...emptyForm('team-a', 'fedora-vm'),
@@ -131,4 +131,15 @@ test('the boot disk inputs share the source field', () => {
   assert.equal(formField('sourceKind'), 'source');
   assert.equal(formField('diskSize'), 'diskSize');
   assert.equal(formField('name'), 'name');
+});
+
+test('a boot source keeps its own size; an import is proposed the usual one', () => {
+  const f = emptyForm('team-a', 'vm');
+  assert.equal(f.diskSize, '', 'the DataSource default: the source image decides');
+  const http = withSourceKind(f, 'http', false);
+  assert.equal(http.diskSize, importSize);
+  assert.equal(withSourceKind(http, 'dataSource', false).diskSize, '', 'back to the source, back to its size');
+  assert.equal(withSourceKind({ ...http, diskSize: importSize }, 'dataSource', true).diskSize, importSize, 'a size the user typed stays');
+  assert.equal(withSourceKind({ ...f, diskSize: '5Gi' }, 'http', true).diskSize, '5Gi');
+  assert.equal(withSourceKind(f, 'containerDisk', false).sourceKind, 'containerDisk');
 });

@@ -47,10 +47,25 @@ export function emptyForm(namespace: string, name: string): CreateVmForm {
     dataSource: '',
     url: '',
     image: '',
-    diskSize: '30Gi',
+    // A boot source's disk is as large as its image unless asked otherwise.
+    diskSize: '',
     memory: '2Gi',
     start: true,
   };
+}
+
+// importSize is proposed for an http import, whose size the server
+// cannot know before the download, as the OpenShift console proposes it.
+export const importSize = '30Gi';
+
+// withSourceKind switches the boot disk's kind: an import needs a size and
+// gets the usual one, a boot source goes back to its own size unless the
+// user typed one.
+export function withSourceKind(f: CreateVmForm, kind: DiskSourceKind, sizeTouched: boolean): CreateVmForm {
+  let diskSize = f.diskSize;
+  if (kind === 'http' && !diskSize) diskSize = importSize;
+  if (kind === 'dataSource' && !sizeTouched && diskSize === importSize) diskSize = '';
+  return { ...f, sourceKind: kind, diskSize };
 }
 
 const adjectives = ['amber', 'brisk', 'calm', 'deft', 'eager', 'fond', 'gentle', 'hardy', 'keen', 'lucid', 'merry', 'noble'];

@@ -30,6 +30,7 @@ import {
   sourceDefaults,
   sourceOptions,
   validate,
+  withSourceKind,
   type CreateVmForm,
   type DiskSourceKind,
   type FieldErrors,
@@ -251,7 +252,10 @@ export function CreateVmPage({ namespace }: { namespace: string }) {
                 isChecked={!fromTemplate && form.sourceKind === s.kind}
                 onChange={() => {
                   setFromTemplate(false);
-                  set('sourceKind', s.kind);
+                  setForm((f) => withSourceKind(f, s.kind, !!touched.diskSize));
+                  setTouched((t) => ({ ...t, sourceKind: true }));
+                  clearErrors('source');
+                  clearErrors('diskSize');
                 }}
               />
             ))}

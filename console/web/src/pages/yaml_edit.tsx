@@ -83,23 +83,6 @@ export function YamlEditor({
   };
   return (
     <>
-      {problem && (
-        <Alert variant="danger" isInline title={problem.title} data-testid="yaml-error" style={{ marginBottom: 'var(--pf-t--global--spacer--sm)' }}>
-          {problem.causes.map((c) => (
-            <div key={c}>{c}</div>
-          ))}
-          {problem.conflict && (
-            <Button variant="link" isInline onClick={reload}>
-              Reload the latest version (your edits are dropped)
-            </Button>
-          )}
-        </Alert>
-      )}
-      {!problem && isStale(text, object) && (
-        <Alert variant="warning" isInline title={`The ${kind} changed since you began editing`} data-testid="yaml-stale" style={{ marginBottom: 'var(--pf-t--global--spacer--sm)' }}>
-          Saving this text would be refused as a conflict; reload to edit the latest version.
-        </Alert>
-      )}
       <TextArea
         aria-label="YAML"
         data-testid="yaml-editor"
@@ -110,6 +93,27 @@ export function YamlEditor({
         autoResize
         style={{ fontFamily: 'var(--pf-t--global--font--family--mono)', fontSize: 'var(--pf-t--global--font--size--sm)', minHeight: '32em' }}
       />
+      {/* Next to Save, where the eye is when the answer comes: the text
+          above can be longer than the window. */}
+      <div style={{ marginTop: 'var(--pf-t--global--spacer--sm)' }}>
+        {problem && (
+          <Alert variant="danger" isInline title={problem.title} data-testid="yaml-error" style={{ marginBottom: 'var(--pf-t--global--spacer--sm)' }}>
+            {problem.causes.map((c) => (
+              <div key={c}>{c}</div>
+            ))}
+            {problem.conflict && (
+              <Button variant="link" isInline onClick={reload}>
+                Reload the latest version (your edits are dropped)
+              </Button>
+            )}
+          </Alert>
+        )}
+        {!problem && isStale(text, object) && (
+          <Alert variant="warning" isInline title={`The ${kind} changed since you began editing`} data-testid="yaml-stale" style={{ marginBottom: 'var(--pf-t--global--spacer--sm)' }}>
+            Saving this text would be refused as a conflict; reload to edit the latest version.
+          </Alert>
+        )}
+      </div>
       <ActionGroup style={{ marginTop: 'var(--pf-t--global--spacer--sm)' }}>
         <Button variant="primary" data-testid="yaml-save" onClick={save} isLoading={saving} isDisabled={saving}>
           Save
