@@ -15,8 +15,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
@@ -101,14 +99,7 @@ func TestConsoleServesTheAppAndActsAsTheUser(t *testing.T) {
 	require.Contains(t, body, `"kind":"VirtualMachineList"`)
 
 	ns := n.namespace(t)
-	ctx := context.Background()
-	viewerSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "viewer"}}
-	require.NoError(t, n.c.Create(ctx, viewerSA))
-	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "viewer"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "viewer"}}}
-	require.NoError(t, n.c.Create(ctx, binding))
-	viewer := loginToConsole(t, n.console, createToken(t, n, ns, "viewer"))
+	viewer := loginToConsole(t, n.console, viewerIn(t, n, ns))
 	start := `[{"verb":"update","group":"subresources.kubevirt.io","resource":"virtualmachines","subresource":"start","namespace":"` + ns + `","name":"vm"}]`
 	code, body = viewer.do(http.MethodPost, "/console/access", start, true)
 	require.Equal(t, http.StatusOK, code, body)
@@ -121,5 +112,5 @@ func TestConsoleServesTheAppAndActsAsTheUser(t *testing.T) {
 	require.Contains(t, body, "system:serviceaccount:"+ns+":viewer")
 	code, _ = admin.do(http.MethodDelete, "/api/v1/namespaces/"+ns+"/serviceaccounts/viewer", "", false)
 	require.Equal(t, http.StatusForbidden, code, "without the CSRF header nothing changes")
-	require.NoError(t, n.c.Get(ctx, crclient.ObjectKeyFromObject(viewerSA), viewerSA))
+	require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKey{Namespace: ns, Name: "viewer"}, &corev1.ServiceAccount{}))
 }
