@@ -70,3 +70,16 @@ test('vmSummary fills what the instance leaves out from the template', () => {
   assert.equal(s.memory, '1Gi');
   assert.deepEqual(s.disks, [{ name: 'root', type: 'disk', bus: 'virtio', source: 'PVC root-pvc' }]);
 });
+
+test('volumes without a disk are listed as the disks KubeVirt gives them', () => {
+  const s = vmSummary(
+    {
+      spec: {
+        instancetype: { name: 'u1.nano' },
+        template: { spec: { domain: { devices: {} }, volumes: [{ name: 'rootdisk', dataVolume: { name: 'vm-rootdisk' } }] } },
+      },
+    },
+    undefined,
+  );
+  assert.deepEqual(s.disks, [{ name: 'rootdisk', type: 'disk', bus: '', source: 'DataVolume vm-rootdisk' }]);
+});

@@ -1,4 +1,4 @@
-import type { DomainSpec, VirtualMachine, VirtualMachineInstance, Volume } from './types';
+import type { Disk, DomainSpec, VirtualMachine, VirtualMachineInstance, Volume } from './types';
 
 export interface DiskSummary {
   name: string;
@@ -39,8 +39,12 @@ export function vmSummary(vm: VirtualMachine | undefined, vmi: VirtualMachineIns
   const memoryOf = (d: DomainSpec) => d.memory?.guest ?? d.resources?.requests?.memory;
   const memory = memoryOf(ld) ?? memoryOf(td) ?? '';
   const fromInstancetype = vm?.spec?.instancetype ? 'from instance type' : '';
-  const disks = ld.devices?.disks?.length ? ld.devices.disks : (td.devices?.disks ?? []);
+  const listed = ld.devices?.disks?.length ? ld.devices.disks : (td.devices?.disks ?? []);
   const volumes = new Map([...(template.volumes ?? []), ...(live.volumes ?? [])].map((v) => [v.name, v]));
+  // KubeVirt gives every volume without a disk a disk of its own (the bus
+  // from the preference or its default), as a VM of an instance type
+  // usually leaves them out.
+  const disks: Disk[] = [...listed, ...[...volumes.keys()].filter((n) => !listed.some((d) => d.name === n)).map((name) => ({ name }))];
   const ifaces = ld.devices?.interfaces?.length ? ld.devices.interfaces : (td.devices?.interfaces ?? []);
   const statusIfaces = vmi?.status?.interfaces ?? [];
   return {

@@ -94,7 +94,7 @@ export function VmOverviewTab({ vm, vmi }: { vm?: VirtualMachine; vmi?: VirtualM
               <Tr key={d.name}>
                 <Td>{d.name}</Td>
                 <Td>{d.type}</Td>
-                <Td>{d.bus}</Td>
+                <Td>{d.bus || 'default'}</Td>
                 <Td>{d.source}</Td>
               </Tr>
             ))}
