@@ -100,7 +100,9 @@ func TestConsoleCreatesStartsAndShowsAVMInABrowser(t *testing.T) {
 	admin.screenshot("vm-list")
 }
 
-func crKey(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+func crKey(ns, name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
 
 // createVMFromInstancetype fills the create page: the boot source it
 // proposes, the u1.nano instance type, a name, not started.
