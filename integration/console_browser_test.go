@@ -264,18 +264,16 @@ func enabledJS(selector string) string {
 // mouseOver moves the mouse over an element, which opens its tooltip.
 func mouseOver(selector string) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
-		var x, y float64
-		js := fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, selector)
 		var pos []float64
+		js := fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, selector)
 		if err := chromedp.Evaluate(js, &pos).Do(ctx); err != nil {
 			return err
 		}
-		x, y = pos[0], pos[1]
 		// From outside first, so the element sees the pointer enter.
 		if err := chromedp.MouseEvent("mouseMoved", 1, 1).Do(ctx); err != nil {
 			return err
 		}
-		return chromedp.MouseEvent("mouseMoved", x, y).Do(ctx)
+		return chromedp.MouseEvent("mouseMoved", pos[0], pos[1]).Do(ctx)
 	})
 }
 

@@ -276,7 +276,10 @@ func TestTheBundleIsSentCompressedToBrowsersThatAcceptGzip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "console.log('compressed')", string(plain))
 
-	for _, accept := range []string{"", "identity", "gzip;q=0", "br"} {
+	resp = f.do(t, http.MethodGet, "/assets/app.js", "", map[string]string{"Accept-Encoding": "identity, gzip; q=0.5"})
+	assert.Equal(t, "gzip", resp.Header.Get("Content-Encoding"), "a weight above zero accepts gzip")
+
+	for _, accept := range []string{"", "identity", "gzip;q=0", "gzip; q=0.000", "br"} {
 		resp = f.do(t, http.MethodGet, "/assets/app.js", "", map[string]string{"Accept-Encoding": accept})
 		assert.Empty(t, resp.Header.Get("Content-Encoding"), accept)
 		assert.Equal(t, "console.log('compressed')", body(t, resp), accept)

@@ -1,11 +1,12 @@
 package server
 
 import (
-	"bytes"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,8 +59,16 @@ func serveAsset(w http.ResponseWriter, r *http.Request, assets fs.FS, name strin
 		http.ServeFileFS(w, r, assets, name)
 		return
 	}
-	gz, err := fs.ReadFile(assets, name+".gz")
+	f, err := assets.Open(name + ".gz")
 	if err != nil {
+		http.ServeFileFS(w, r, assets, name)
+		return
+	}
+	defer f.Close()
+	// Embedded files seek, so the compressed bytes are sent from the
+	// binary without a copy per request.
+	body, ok := f.(io.ReadSeeker)
+	if !ok {
 		http.ServeFileFS(w, r, assets, name)
 		return
 	}
@@ -67,18 +76,23 @@ func serveAsset(w http.ResponseWriter, r *http.Request, assets fs.FS, name strin
 		w.Header().Set("Content-Type", ct)
 	}
 	w.Header().Set("Content-Encoding", "gzip")
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(gz))
+	http.ServeContent(w, r, name, time.Time{}, body)
 }
 
-// acceptsGzip reads an Accept-Encoding header: gzip listed without q=0.
+// acceptsGzip reads an Accept-Encoding header: gzip (or *) listed with a
+// weight above zero.
 func acceptsGzip(header string) bool {
 	for _, part := range strings.Split(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.TrimSpace(coding)
+		if !strings.EqualFold(coding, "gzip") && coding != "*" {
 			continue
 		}
-		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
+			q, _ = strconv.ParseFloat(v, 64)
+		}
+		return q > 0
 	}
 	return false
 }
