@@ -299,5 +299,8 @@ func TestWithoutABundleThePageSaysHowToBuildIt(t *testing.T) {
 		resp := f.do(t, http.MethodGet, "/vms", "", nil)
 		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 		assert.Equal(t, NotBuilt, body(t, resp))
+		resp = f.do(t, http.MethodGet, "/readyz", "", nil)
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "a console without its page is not ready")
+		assert.Equal(t, NotBuilt, body(t, resp))
 	}
 }

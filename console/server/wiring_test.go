@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -105,7 +106,7 @@ func TestStopEndsAWatch(t *testing.T) {
 }
 
 func TestHealthReadinessAndMetrics(t *testing.T) {
-	f := newFixture(t, Config{})
+	f := newFixture(t, Config{Assets: fstest.MapFS{"index.html": {Data: []byte("<html></html>")}}})
 	assert.Equal(t, http.StatusOK, f.do(t, http.MethodGet, "/healthz", "", nil).StatusCode)
 	assert.Equal(t, http.StatusOK, f.do(t, http.MethodGet, "/readyz", "", nil).StatusCode)
 	f.do(t, http.MethodGet, "/api/v1/pods", "", nil)
