@@ -5,6 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step prints when it starts and how long it took, so a first run on a
+# fresh machine (most of an hour) shows where it is; a warm run prints the
+# same lines with seconds.
+started=$SECONDS
+step() {
+  local label=$1 begun=$SECONDS
+  shift
+  printf '%s  install: %s ...\n' "$(date +%T)" "$label" >&2
+  "$@"
+  printf '%s  install: %s done in %ds (%ds in all)\n' "$(date +%T)" "$label" $((SECONDS - begun)) $((SECONDS - started)) >&2
+}
+
 # chromium runs the web console's browser tests; extlinux makes the test
 # guest's disk bootable by itself.
 packages=(
@@ -27,8 +39,8 @@ if ((${#missing[@]})); then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  step "apt-get update" $SUDO apt-get update -qq
+  step "Debian packages" $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # Builds the pinned Kubernetes binaries (etcd, kube-apiserver,
@@ -36,30 +48,30 @@ fi
 # tools/k8s, containerd from tools/containerd, CoreDNS from tools/coredns and
 # the node's registry from tools/registry (first run only) and prints where
 # they are.
-go run ./cmd/virtflow prepare
+step "Kubernetes, containerd, CoreDNS and registry binaries" go run ./cmd/virtflow prepare
 
 # The temporal CLI, for administering the embedded Temporal server
 # (./hack/temporal workflow list).
-./hack/temporal-cli.sh >/dev/null
+step "the temporal CLI" ./hack/temporal-cli.sh >/dev/null
 
 # The test guest (Debian cloud kernel + busybox initramfs + a small disk).
-./hack/mkguest.sh >/dev/null
+step "the test guest" ./hack/mkguest.sh >/dev/null
 
 # The launcher image's base: Debian with libvirt and QEMU (once per package
 # list, about a minute).
-./hack/launcher-base.sh >/dev/null
+step "the launcher image's base" ./hack/launcher-base.sh >/dev/null
 
 # The libguestfs-tools image's base: Debian's libguestfs tools with a fixed
 # appliance, for `virtctl guestfs` (once per package list, about four
 # minutes).
-./hack/libguestfs-base.sh >/dev/null
+step "the libguestfs image's base" ./hack/libguestfs-base.sh >/dev/null
 
 # virtctl cross-built for hco's cli-download (linux, mac, windows × amd64,
 # arm64), and upstream KubeVirt's own virtctl, which the tests drive our API
 # with.
-./hack/virtctl-builds.sh >/dev/null
-./hack/upstream-virtctl.sh >/dev/null
+step "virtctl cross-builds" ./hack/virtctl-builds.sh >/dev/null
+step "upstream virtctl" ./hack/upstream-virtctl.sh >/dev/null
 
 # The web console's browser bundle (console/web/dist, embedded in the
 # virtflow binary), from npm packages cached by the lockfile's hash.
-./hack/console-build.sh >/dev/null
+step "the web console bundle" ./hack/console-build.sh >/dev/null

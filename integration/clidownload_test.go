@@ -22,7 +22,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/operators/clidownload"
+	"github.com/virtflow/virtflow/operators/hco/clidownload"
 )
 
 // TestCLIDownloadServesRunnableVirtctlBuilds downloads every platform's

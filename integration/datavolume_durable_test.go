@@ -28,7 +28,7 @@ import (
 
 	"github.com/virtflow/virtflow/activities/storage"
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
-	"github.com/virtflow/virtflow/operators/kubevirt"
+	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 

@@ -14,7 +14,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
-	"github.com/virtflow/virtflow/operators/datavolume"
+	"github.com/virtflow/virtflow/operators/cdi/datavolume"
 )
 
 // A source that stops sending mid-transfer fails the attempt after the

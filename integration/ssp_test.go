@@ -27,7 +27,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/cli"
 	"github.com/virtflow/virtflow/operands"
 	"github.com/virtflow/virtflow/operands/commontemplates"
-	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/operators/ssp/ssp"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 

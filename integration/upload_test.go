@@ -26,7 +26,7 @@ import (
 
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/embedded/platform"
-	"github.com/virtflow/virtflow/operators/cdiapi"
+	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
 )
 
 func (s *space) uploadDV(name, size string) *cdiv1.DataVolume {

@@ -15,12 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/virtflow/virtflow/components/manager"
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/cdiapi"
-	"github.com/virtflow/virtflow/operators/dataimportcron"
-	"github.com/virtflow/virtflow/operators/datavolume"
-	"github.com/virtflow/virtflow/operators/virtapi"
-	"github.com/virtflow/virtflow/operators/volumepopulator"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
+	"github.com/virtflow/virtflow/operators/cdi/dataimportcron"
+	"github.com/virtflow/virtflow/operators/cdi/datavolume"
+	"github.com/virtflow/virtflow/operators/cdi/volumepopulator"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // Main runs cdi-apiserver until ctx ends.

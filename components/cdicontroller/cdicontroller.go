@@ -12,12 +12,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
-	"github.com/virtflow/virtflow/operators/cdiconfig"
-	"github.com/virtflow/virtflow/operators/dataimportcron"
-	"github.com/virtflow/virtflow/operators/datasource"
-	"github.com/virtflow/virtflow/operators/datavolume"
-	"github.com/virtflow/virtflow/operators/storageprofile"
-	"github.com/virtflow/virtflow/operators/volumepopulator"
+	"github.com/virtflow/virtflow/operators/cdi/cdiconfig"
+	"github.com/virtflow/virtflow/operators/cdi/dataimportcron"
+	"github.com/virtflow/virtflow/operators/cdi/datasource"
+	"github.com/virtflow/virtflow/operators/cdi/datavolume"
+	"github.com/virtflow/virtflow/operators/cdi/storageprofile"
+	"github.com/virtflow/virtflow/operators/cdi/volumepopulator"
 	"github.com/virtflow/virtflow/worker"
 )
 

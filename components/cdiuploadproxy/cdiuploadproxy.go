@@ -14,9 +14,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/cdiapi"
-	"github.com/virtflow/virtflow/operators/uploadproxy"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
+	"github.com/virtflow/virtflow/operators/cdi/uploadproxy"
 )
 
 // Main runs cdi-uploadproxy until ctx ends.

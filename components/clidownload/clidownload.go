@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/virtflow/virtflow/operators/clidownload"
+	"github.com/virtflow/virtflow/operators/hco/clidownload"
 )
 
 // BuildsDir is where the image holds the builds, laid out

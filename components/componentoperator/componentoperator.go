@@ -21,14 +21,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/operands"
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/component"
-	"github.com/virtflow/virtflow/operators/customrun"
-	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
-	"github.com/virtflow/virtflow/operators/kubevirt"
-	"github.com/virtflow/virtflow/operators/networkaddons"
-	"github.com/virtflow/virtflow/operators/ssp"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
+	"github.com/virtflow/virtflow/operators/ssp/ssp"
+	"github.com/virtflow/virtflow/operators/tekton/customrun"
 	"github.com/virtflow/virtflow/tasks"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -64,12 +64,12 @@ func Main(ctx context.Context, name string, args []string) error {
 		if err != nil {
 			return err
 		}
-		var deployer component.Deployer = &component.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name}
+		var deployer workloads.Deployer = &workloads.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name}
 		if name == "ssp-operator" {
 			// Templates are objects, not pods: SSP installs them itself.
-			deployer = &ssp.Deployer{Workloads: deployer.(*component.Workloads), Tekton: s.tektonManifests}
+			deployer = &ssp.Deployer{Workloads: deployer.(*workloads.Workloads), Tekton: s.tektonManifests}
 		}
-		r := &component.Reconciler{Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name), Deployer: deployer}
+		r := &workloads.Reconciler{Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name), Deployer: deployer}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up %s: %w", name, err)
 		}
@@ -125,7 +125,7 @@ func (s *settings) flags(fs *flag.FlagSet) {
 }
 
 // operator is the kind name reconciles and how it renders its components.
-func (s settings) operator(name, image string) (component.Kind, component.Render, error) {
+func (s settings) operator(name, image string) (workloads.Kind, workloads.Render, error) {
 	ns, v := manager.Namespace(), operands.Version
 	switch name {
 	case "virt-operator":
@@ -138,12 +138,12 @@ func (s settings) operator(name, image string) (component.Kind, component.Render
 		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot, ClusterRole: "virtflow"}
 		return hostpathprovisioner.Kind(v), in.Render, nil
 	case "cluster-network-addons-operator":
-		return networkaddons.Kind(v), nothing(name), nil
+		return networkaddonsconfig.Kind(v), nothing(name), nil
 	case "ssp-operator":
 		in := ssp.Install{Namespace: ns, Image: image, ClusterRole: "virtflow"}
 		return ssp.Kind(v), in.Render, nil
 	}
-	return component.Kind{}, nil, fmt.Errorf("no operator named %s", name)
+	return workloads.Kind{}, nil, fmt.Errorf("no operator named %s", name)
 }
 
 // tektonManifests renders the Tekton tasks ssp-operator installs, naming
@@ -154,7 +154,7 @@ func (s settings) tektonManifests(namespace string) ([]*unstructured.Unstructure
 
 // nothing renders no workload: the kinds whose components are not built
 // yet list none, and their conditions say so.
-func nothing(name string) component.Render {
+func nothing(name string) workloads.Render {
 	return func(_ context.Context, _ client.Reader, _ client.Object, c string) ([]client.Object, error) {
 		return nil, fmt.Errorf("%s has no workload for %s", name, c)
 	}

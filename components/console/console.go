@@ -17,7 +17,7 @@ import (
 
 	"github.com/virtflow/virtflow/console/server"
 	"github.com/virtflow/virtflow/console/server/upload"
-	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -42,7 +42,7 @@ func parse(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
 	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", Port), "address the console serves plain HTTP on")
-	fs.StringVar(&o.metricsListen, "metrics-listen", ":"+strconv.Itoa(component.MetricsPort), "address of the Prometheus metrics; empty turns them off")
+	fs.StringVar(&o.metricsListen, "metrics-listen", ":"+strconv.Itoa(workloads.MetricsPort), "address of the Prometheus metrics; empty turns them off")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig locating the kube-apiserver (its credentials are never used); in a pod, $KUBERNETES_SERVICE_HOST and --apiserver-ca when empty")
 	fs.StringVar(&o.apiserverCA, "apiserver-ca", inClusterCA, "CA bundle of the in-cluster kube-apiserver (the kube-root-ca.crt ConfigMap's ca.crt)")
 	fs.StringVar(&o.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port; empty turns the operations view off")

@@ -18,8 +18,8 @@ import (
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/operands"
-	"github.com/virtflow/virtflow/operators/hco"
-	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
 	"github.com/virtflow/virtflow/worker"
 )
 
@@ -27,7 +27,7 @@ import (
 func Main(ctx context.Context, args []string) error {
 	cmd := manager.Command{Name: "hco-operator", LeaderElectionID: "hyperconverged-cluster-operator-lock", Temporal: true}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, tc temporal.Client) error {
-		r := &hco.Reconciler{
+		r := &hyperconverged.Reconciler{
 			Client: mgr.GetClient(), Temporal: tc, TaskQueue: worker.ControlTaskQueue,
 			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: operands.Version,
 			Namespace: manager.Namespace(),
@@ -68,7 +68,7 @@ func (k *webhookKeeper) Start(ctx context.Context) error {
 }
 
 func (k *webhookKeeper) apply(ctx context.Context) error {
-	objs, err := hco.WebhookObjects(ctx, k.mgr.GetAPIReader(), manager.Namespace())
+	objs, err := hyperconverged.WebhookObjects(ctx, k.mgr.GetAPIReader(), manager.Namespace())
 	if err != nil {
 		return err
 	}

@@ -15,14 +15,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/components/manager"
-	"github.com/virtflow/virtflow/operators/hco"
+	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
 )
 
 // Main runs hco-webhook until ctx ends.
 func Main(ctx context.Context, args []string) error {
 	var certDir string
 	cmd := manager.Command{Name: "hco-webhook", Flags: func(fs *flag.FlagSet) {
-		fs.StringVar(&certDir, "cert-dir", hco.WebhookCertDir, "directory of the serving tls.crt and tls.key")
+		fs.StringVar(&certDir, "cert-dir", hyperconverged.WebhookCertDir, "directory of the serving tls.crt and tls.key")
 	}}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
 		ns := manager.Namespace()
@@ -33,7 +33,7 @@ func Main(ctx context.Context, args []string) error {
 		}
 		build := func(context.Context) (http.Handler, *x509.CertPool, error) {
 			mux := http.NewServeMux()
-			for path, h := range hco.Webhooks(direct, mgr.GetAPIReader(), admission.NewDecoder(mgr.GetScheme()), ns) {
+			for path, h := range hyperconverged.Webhooks(direct, mgr.GetAPIReader(), admission.NewDecoder(mgr.GetScheme()), ns) {
 				mux.Handle(path, h)
 			}
 			return mux, nil, nil

@@ -16,9 +16,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/hostpath"
 	"github.com/virtflow/virtflow/operands"
-	"github.com/virtflow/virtflow/operators/component"
 )
 
 // Main runs the driver until ctx ends.
@@ -29,9 +29,9 @@ func Main(ctx context.Context, args []string) error {
 		fs.StringVar(&hostRoot, "host-root", "/", "prefix of every storage pool's path on the node")
 	}}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
-		node := os.Getenv(component.NodeNameEnv)
+		node := os.Getenv(workloads.NodeNameEnv)
 		if node == "" {
-			return errors.New("the CSI driver needs its node's name in " + component.NodeNameEnv)
+			return errors.New("the CSI driver needs its node's name in " + workloads.NodeNameEnv)
 		}
 		cfg := hostpath.Config{NodeName: node, HostRoot: hostRoot, Version: operands.Version, SocketPath: socket, Sidecars: true}
 		return hostpath.Setup(mgr, cfg)

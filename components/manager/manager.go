@@ -20,7 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
-	"github.com/virtflow/virtflow/operators/component"
+	"github.com/virtflow/virtflow/kube/workloads"
 )
 
 // Options select what the manager adds to the defaults.
@@ -35,7 +35,7 @@ type Options struct {
 // PodIP is the pod's address from the downward API, or 127.0.0.1 when the
 // component runs outside a pod.
 func PodIP() string {
-	if ip := os.Getenv(component.PodIPEnv); ip != "" {
+	if ip := os.Getenv(workloads.PodIPEnv); ip != "" {
 		return ip
 	}
 	return "127.0.0.1"
@@ -43,7 +43,7 @@ func PodIP() string {
 
 // Namespace is the pod's namespace, or the install namespace outside one.
 func Namespace() string {
-	if ns := os.Getenv(component.NamespaceEnv); ns != "" {
+	if ns := os.Getenv(workloads.NamespaceEnv); ns != "" {
 		return ns
 	}
 	return "kubevirt-hyperconverged"
@@ -81,8 +81,8 @@ func New(o Options) (ctrl.Manager, error) {
 	ip := PodIP()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: net.JoinHostPort(ip, strconv.Itoa(component.MetricsPort))},
-		HealthProbeBindAddress: net.JoinHostPort(ip, strconv.Itoa(component.HealthPort)),
+		Metrics:                metricsserver.Options{BindAddress: net.JoinHostPort(ip, strconv.Itoa(workloads.MetricsPort))},
+		HealthProbeBindAddress: net.JoinHostPort(ip, strconv.Itoa(workloads.HealthPort)),
 		LeaderElection:         o.LeaderElectionID != "", LeaderElectionID: o.LeaderElectionID,
 		LeaderElectionNamespace: Namespace(),
 	})

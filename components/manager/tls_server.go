@@ -16,8 +16,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 
-	"github.com/virtflow/virtflow/operators/component"
-	"github.com/virtflow/virtflow/operators/webhookcert"
+	"github.com/virtflow/virtflow/kube/webhookcert"
+	"github.com/virtflow/virtflow/kube/workloads"
 )
 
 // Build makes a TLS server's handler once the manager runs; clientCAs,
@@ -25,7 +25,7 @@ import (
 // aggregator's).
 type Build func(ctx context.Context) (h http.Handler, clientCAs *x509.CertPool, err error)
 
-// ServeTLS adds to mgr a server on the pod IP's component.ServingPort,
+// ServeTLS adds to mgr a server on the pod IP's workloads.ServingPort,
 // with the certificate in certDir reloaded when it changes, and a
 // readiness check that passes once it listens.
 func ServeTLS(mgr ctrl.Manager, name, certDir string, build Build) error {
@@ -66,7 +66,7 @@ func (s *tlsServer) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort(PodIP(), strconv.Itoa(component.ServingPort))
+	addr := net.JoinHostPort(PodIP(), strconv.Itoa(workloads.ServingPort))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/virtflow/virtflow/components/manager"
-	"github.com/virtflow/virtflow/operators/ssp"
-	"github.com/virtflow/virtflow/operators/templatevalidator"
+	"github.com/virtflow/virtflow/operators/ssp/ssp"
+	"github.com/virtflow/virtflow/operators/ssp/templatevalidator"
 )
 
 // Main runs virt-template-validator until ctx ends.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/virtflow/virtflow/components/manager"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/kubevirt"
-	"github.com/virtflow/virtflow/operators/virtapi"
+	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 	"github.com/virtflow/virtflow/version"
 )
 

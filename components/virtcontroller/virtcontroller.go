@@ -11,10 +11,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/components/manager"
-	"github.com/virtflow/virtflow/operators/vm"
-	"github.com/virtflow/virtflow/operators/vmi"
-	"github.com/virtflow/virtflow/operators/vmireplicaset"
-	"github.com/virtflow/virtflow/operators/vmpool"
+	"github.com/virtflow/virtflow/operators/kubevirt/vm"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmi"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmireplicaset"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmpool"
 )
 
 // Main runs virt-controller until ctx ends.

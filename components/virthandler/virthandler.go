@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 
 	"github.com/virtflow/virtflow/components/manager"
+	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/component"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -36,9 +36,9 @@ func Main(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	node := os.Getenv(component.NodeNameEnv)
+	node := os.Getenv(workloads.NodeNameEnv)
 	if node == "" {
-		return errors.New("virt-handler needs its node's name in " + component.NodeNameEnv)
+		return errors.New("virt-handler needs its node's name in " + workloads.NodeNameEnv)
 	}
 	return run(ctx, f, node)
 }

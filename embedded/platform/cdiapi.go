@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/virtflow/virtflow/operators/cdiapi"
-	"github.com/virtflow/virtflow/operators/uploadproxy"
-	"github.com/virtflow/virtflow/operators/webhookcert"
+	"github.com/virtflow/virtflow/kube/webhookcert"
+	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
+	"github.com/virtflow/virtflow/operators/cdi/uploadproxy"
 )
 
 // Names of cdi-apiserver's Service, APIService and token signing key.

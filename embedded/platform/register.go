@@ -12,24 +12,24 @@ import (
 
 	"github.com/virtflow/virtflow/components/cdicontroller"
 	"github.com/virtflow/virtflow/embedded/components"
+	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/hostpath"
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/cdiconfig"
-	"github.com/virtflow/virtflow/operators/component"
-	"github.com/virtflow/virtflow/operators/hco"
-	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
-	"github.com/virtflow/virtflow/operators/kubevirt"
-	"github.com/virtflow/virtflow/operators/networkaddons"
-	"github.com/virtflow/virtflow/operators/ssp"
-	"github.com/virtflow/virtflow/operators/vm"
-	"github.com/virtflow/virtflow/operators/vmi"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/cdi/cdiconfig"
+	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/kubevirt/vm"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmi"
+	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
+	"github.com/virtflow/virtflow/operators/ssp/ssp"
 	"github.com/virtflow/virtflow/worker"
 )
 
 func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 	if !cfg.SkipHCO {
-		r := &hco.Reconciler{
+		r := &hyperconverged.Reconciler{
 			Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
 			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: Version,
 			Namespace: Namespace,
@@ -57,8 +57,8 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("creating discovery client: %w", err)
 	}
-	kinds := []component.Kind{
-		kubevirt.Kind(Version), cdi.Kind(Version), networkaddons.Kind(Version),
+	kinds := []workloads.Kind{
+		kubevirt.Kind(Version), cdi.Kind(Version), networkaddonsconfig.Kind(Version),
 		ssp.Kind(Version), hostpathprovisioner.Kind(Version),
 	}
 	factories := map[string]components.Factory{}
@@ -76,7 +76,7 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 		return fmt.Errorf("setting up CDIConfig controller: %w", err)
 	}
 	for _, k := range kinds {
-		r := &component.Reconciler{
+		r := &workloads.Reconciler{
 			Client: mgr.GetClient(), Deployer: s.runtime, Kind: k,
 			Recorder: mgr.GetEventRecorderFor(k.GVK.Kind + "-operator"),
 		}

@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/virtflow/virtflow/kube/webhookcert"
 	"github.com/virtflow/virtflow/node/handler"
-	"github.com/virtflow/virtflow/operators/virtapi"
-	"github.com/virtflow/virtflow/operators/webhookcert"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 	"github.com/virtflow/virtflow/version"
 )
 

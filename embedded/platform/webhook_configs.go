@@ -6,9 +6,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/hco"
-	"github.com/virtflow/virtflow/operators/virtapi"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 func (w *webhookSet) clientConfig(path string) admissionregistrationv1.WebhookClientConfig {
@@ -20,7 +20,7 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 	cc := w.clientConfig
 	var hooks []admissionregistrationv1.ValidatingWebhook
 	if hcoHooks {
-		hooks = append(hooks, hco.ValidatingWebhooks(cc)...)
+		hooks = append(hooks, hyperconverged.ValidatingWebhooks(cc)...)
 	}
 	if !virtAPIHooks {
 		return hooks

@@ -17,14 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/virtflow/virtflow/operators/cdi"
-	"github.com/virtflow/virtflow/operators/dataimportcron"
-	"github.com/virtflow/virtflow/operators/datavolume"
-	"github.com/virtflow/virtflow/operators/hco"
-	"github.com/virtflow/virtflow/operators/hostpathprovisioner"
-	"github.com/virtflow/virtflow/operators/virtapi"
-	"github.com/virtflow/virtflow/operators/volumepopulator"
-	"github.com/virtflow/virtflow/operators/webhookcert"
+	"github.com/virtflow/virtflow/kube/webhookcert"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/cdi/dataimportcron"
+	"github.com/virtflow/virtflow/operators/cdi/datavolume"
+	"github.com/virtflow/virtflow/operators/cdi/volumepopulator"
+	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // WebhookConfigName is the ValidatingWebhookConfiguration of hco-webhook.
@@ -95,7 +95,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks, hppHook bo
 	if !hcoHooks {
 		return
 	}
-	for path, h := range hco.Webhooks(mgr.GetClient(), mgr.GetAPIReader(), dec, Namespace) {
+	for path, h := range hyperconverged.Webhooks(mgr.GetClient(), mgr.GetAPIReader(), dec, Namespace) {
 		w.server.Register(path, h)
 	}
 }
@@ -145,10 +145,10 @@ func (w *webhookSet) applyHCO(ctx context.Context, c client.Client) error {
 	if err := applyValidating(ctx, c, WebhookConfigName, w.validating(true, false)); err != nil {
 		return err
 	}
-	if err := applyMutating(ctx, c, HCOMutatingConfigName, hco.MutatingWebhooks(w.clientConfig, Namespace)); err != nil {
+	if err := applyMutating(ctx, c, HCOMutatingConfigName, hyperconverged.MutatingWebhooks(w.clientConfig, Namespace)); err != nil {
 		return err
 	}
-	policy, binding, err := hco.NamespacePolicy(ctx, c, Namespace)
+	policy, binding, err := hyperconverged.NamespacePolicy(ctx, c, Namespace)
 	if err != nil {
 		return err
 	}

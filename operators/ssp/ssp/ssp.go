@@ -1,0 +1,30 @@
+// Package ssp is ssp-operator: an SSP CR gets the template validator (a
+// validating webhook for VMs, as pods), the common templates in its
+// commonTemplates.namespace, the boot sources (DataSources and the
+// DataImportCrons that fill them) in the boot-image namespace, the VM
+// delete protection policy, and, where Tekton Pipelines is installed, the
+// Tekton tasks and example pipelines. The VM console proxy is not built yet and its
+// conditions say so.
+package ssp
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/virtflow/virtflow/kube/workloads"
+)
+
+// NotBuilt are upstream's SSP operands virtflow lacks.
+var NotBuilt = []string{"vm-console-proxy"}
+
+// Kind describes the SSP operator for the component reconciler.
+func Kind(version string) workloads.Kind {
+	return workloads.Kind{
+		GVK:        schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
+		Components: []string{Validator, CommonTemplates, DataSources, TektonTasks},
+		NotBuilt:   NotBuilt,
+		Finalizer:  "finalize.ssp.kubevirt.io",
+		Style:      workloads.ConditionsV1,
+		Version:    version,
+		Manifests:  DeleteProtection,
+	}
+}
