@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/kube/webhookconfig"
 	"github.com/virtflow/virtflow/operators/cdi/datavolume"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // UninstallValidatePath is where cdi-apiserver serves the CDI uninstall
@@ -94,9 +94,9 @@ func (v *UninstallValidator) deleted(ctx context.Context, req admission.Request)
 // UninstallWebhook is cdi-apiserver's uninstall guard, reached through cc.
 // As upstream's it fails open: an unreachable cdi-apiserver does not
 // block removing CDI.
-func UninstallWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
-	hook := virtapi.Validating(cc, "cdi-validate.cdi.kubevirt.io", UninstallValidatePath,
-		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "cdis", admissionregistrationv1.Delete))
+func UninstallWebhook(cc webhookconfig.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	hook := webhookconfig.Validating(cc, "cdi-validate.cdi.kubevirt.io", UninstallValidatePath,
+		webhookconfig.Rules("cdi.kubevirt.io", "v1beta1", "cdis", admissionregistrationv1.Delete))
 	ignore := admissionregistrationv1.Ignore
 	hook.FailurePolicy = &ignore
 	return hook

@@ -9,13 +9,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/kube/webhookconfig"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
 	"github.com/virtflow/virtflow/operators/cdi/cdiconfig"
 	"github.com/virtflow/virtflow/operators/cdi/dataimportcron"
 	"github.com/virtflow/virtflow/operators/cdi/datavolume"
 	"github.com/virtflow/virtflow/operators/cdi/volumepopulator"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // Install is what cdi-operator's workloads are made of.
@@ -104,24 +104,24 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 
 // DataVolumeWebhook is cdi-apiserver's DataVolume validator, as upstream
 // names it, reached through cc.
-func DataVolumeWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
-	return virtapi.Validating(cc, "datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath,
-		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "datavolumes", admissionregistrationv1.Create, admissionregistrationv1.Update))
+func DataVolumeWebhook(cc webhookconfig.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return webhookconfig.Validating(cc, "datavolume-validate.cdi.kubevirt.io", datavolume.ValidatePath,
+		webhookconfig.Rules("cdi.kubevirt.io", "v1beta1", "datavolumes", admissionregistrationv1.Create, admissionregistrationv1.Update))
 }
 
 // DataImportCronWebhook is cdi-apiserver's DataImportCron validator, as
 // upstream names it, reached through cc.
-func DataImportCronWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
-	return virtapi.Validating(cc, "dataimportcron-validate.cdi.kubevirt.io", dataimportcron.ValidatePath,
-		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "dataimportcrons", admissionregistrationv1.Create, admissionregistrationv1.Update))
+func DataImportCronWebhook(cc webhookconfig.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return webhookconfig.Validating(cc, "dataimportcron-validate.cdi.kubevirt.io", dataimportcron.ValidatePath,
+		webhookconfig.Rules("cdi.kubevirt.io", "v1beta1", "dataimportcrons", admissionregistrationv1.Create, admissionregistrationv1.Update))
 }
 
 // PopulatorWebhook is cdi-apiserver's populator source validator, as
 // upstream names it, reached through cc; only VolumeImportSources have a
 // CRD here.
-func PopulatorWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
-	return virtapi.Validating(cc, "populator-validate.cdi.kubevirt.io", volumepopulator.ValidatePath,
-		virtapi.Rules("cdi.kubevirt.io", "v1beta1", "volumeimportsources", admissionregistrationv1.Create, admissionregistrationv1.Update))
+func PopulatorWebhook(cc webhookconfig.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return webhookconfig.Validating(cc, "populator-validate.cdi.kubevirt.io", volumepopulator.ValidatePath,
+		webhookconfig.Rules("cdi.kubevirt.io", "v1beta1", "volumeimportsources", admissionregistrationv1.Create, admissionregistrationv1.Update))
 }
 
 // validatingConfig is a ValidatingWebhookConfiguration of one webhook, as

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/kube/webhookconfig"
 	"github.com/virtflow/virtflow/kube/workloads"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // hco-webhook's names, as upstream's deployment has them.
@@ -46,8 +46,8 @@ func Webhooks(c client.Client, reader client.Reader, dec admission.Decoder, ns s
 // ValidatingWebhooks are hco-webhook's validating webhooks: the v1beta1
 // HyperConverged validator. Exact matching keeps requests for other API
 // versions away from it, as upstream does with a validator per version.
-func ValidatingWebhooks(cc virtapi.ClientConfig) []admissionregistrationv1.ValidatingWebhook {
-	rules := virtapi.Rules(hyperConvergedGroup, "v1beta1", "hyperconvergeds",
+func ValidatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.ValidatingWebhook {
+	rules := webhookconfig.Rules(hyperConvergedGroup, "v1beta1", "hyperconvergeds",
 		admissionregistrationv1.Create, admissionregistrationv1.Delete, admissionregistrationv1.Update)
 	return []admissionregistrationv1.ValidatingWebhook{{
 		Name: ValidatingHookName, ClientConfig: cc(ValidatePath), Rules: rules,
@@ -60,17 +60,17 @@ func ValidatingWebhooks(cc virtapi.ClientConfig) []admissionregistrationv1.Valid
 // MutatingWebhooks are hco-webhook's mutating webhooks: the guard against
 // deleting the install namespace while it holds the HyperConverged, and
 // the v1beta1 HyperConverged defaulter.
-func MutatingWebhooks(cc virtapi.ClientConfig, namespace string) []admissionregistrationv1.MutatingWebhook {
+func MutatingWebhooks(cc webhookconfig.ClientConfig, namespace string) []admissionregistrationv1.MutatingWebhook {
 	ns := admissionregistrationv1.MutatingWebhook{
 		Name: NamespaceHookName, ClientConfig: cc(MutateNamespacePath),
-		Rules:          virtapi.Rules("", "v1", "namespaces", admissionregistrationv1.Delete),
+		Rules:          webhookconfig.Rules("", "v1", "namespaces", admissionregistrationv1.Delete),
 		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{namespaceNameLabel: namespace}},
 		FailurePolicy:  ptr.To(admissionregistrationv1.Fail), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNoneOnDryRun),
 		TimeoutSeconds: ptr.To(hookTimeoutSeconds), AdmissionReviewVersions: reviewVersions,
 	}
 	hc := admissionregistrationv1.MutatingWebhook{
 		Name: MutatingHookName, ClientConfig: cc(MutatePath),
-		Rules:         virtapi.Rules(hyperConvergedGroup, "v1beta1", "hyperconvergeds", admissionregistrationv1.Create, admissionregistrationv1.Update),
+		Rules:         webhookconfig.Rules(hyperConvergedGroup, "v1beta1", "hyperconvergeds", admissionregistrationv1.Create, admissionregistrationv1.Update),
 		FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchPolicy: ptr.To(admissionregistrationv1.Exact),
 		SideEffects:    ptr.To(admissionregistrationv1.SideEffectClassNoneOnDryRun),
 		TimeoutSeconds: ptr.To(hookTimeoutSeconds), AdmissionReviewVersions: reviewVersions,

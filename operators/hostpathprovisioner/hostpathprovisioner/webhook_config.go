@@ -8,8 +8,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/kube/webhookconfig"
 	"github.com/virtflow/virtflow/kube/workloads"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // The webhook's names, as upstream's operator deploys it.
@@ -22,10 +22,10 @@ const (
 
 // ValidatingWebhook is the HostPathProvisioner validator as HCO's bundle
 // registers it.
-func ValidatingWebhook(cc virtapi.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+func ValidatingWebhook(cc webhookconfig.ClientConfig) admissionregistrationv1.ValidatingWebhook {
 	return admissionregistrationv1.ValidatingWebhook{
 		Name: WebhookName, ClientConfig: cc(ValidatePath),
-		Rules: virtapi.Rules("hostpathprovisioner.kubevirt.io", "v1beta1", "hostpathprovisioners",
+		Rules: webhookconfig.Rules("hostpathprovisioner.kubevirt.io", "v1beta1", "hostpathprovisioners",
 			admissionregistrationv1.Create, admissionregistrationv1.Delete, admissionregistrationv1.Update),
 		FailurePolicy: ptr.To(admissionregistrationv1.Fail), SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
 		TimeoutSeconds: ptr.To(int32(10)), AdmissionReviewVersions: []string{"v1beta1"},
