@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/kube/webhookconfig"
-	"github.com/virtflow/virtflow/operators/cdi/datavolume"
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // UninstallValidatePath is where cdi-apiserver serves the CDI uninstall
@@ -46,30 +46,30 @@ type UninstallValidator struct {
 // Handle admits DELETE; every other operation passes.
 func (v *UninstallValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Resource.Group != cdiv1.SchemeGroupVersion.Group || req.Resource.Resource != "cdis" {
-		return datavolume.BadRequest(fmt.Errorf("unexpected resource: %s", req.Resource.Resource))
+		return cdiadmission.BadRequest(fmt.Errorf("unexpected resource: %s", req.Resource.Resource))
 	}
 	if req.Operation != admissionv1.Delete {
-		return datavolume.Admit()
+		return cdiadmission.Admit()
 	}
 	cr, err := v.deleted(ctx, req)
 	if err != nil {
-		return datavolume.BadRequest(err)
+		return cdiadmission.BadRequest(err)
 	}
 	if p := cr.Status.Phase; p == sdkapi.PhaseEmpty || p == sdkapi.PhaseError {
-		return datavolume.Admit()
+		return cdiadmission.Admit()
 	}
 	if s := cr.Spec.UninstallStrategy; s == nil || *s != cdiv1.CDIUninstallStrategyBlockUninstallIfWorkloadsExist {
-		return datavolume.Admit()
+		return cdiadmission.Admit()
 	}
 	notCron, _ := k8slabels.NewRequirement(cronLabel, selection.DoesNotExist, nil)
 	dvs := &cdiv1.DataVolumeList{}
 	if err := v.Reader.List(ctx, dvs, client.Limit(2), client.MatchingLabelsSelector{Selector: k8slabels.NewSelector().Add(*notCron)}); err != nil {
-		return datavolume.BadRequest(err)
+		return cdiadmission.BadRequest(err)
 	}
 	if n := len(dvs.Items); n > 0 {
-		return datavolume.BadRequest(fmt.Errorf(uninstallRefused, n))
+		return cdiadmission.BadRequest(fmt.Errorf(uninstallRefused, n))
 	}
-	return datavolume.Admit()
+	return cdiadmission.Admit()
 }
 
 // deleted is the CDI being deleted: the request's old object, else the

@@ -14,6 +14,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 	"github.com/virtflow/virtflow/operators/cdi/datavolume"
 )
 
@@ -34,28 +35,28 @@ type Validator struct{}
 // Handle admits CREATE and UPDATE.
 func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
 	if req.Resource.Group != cdiv1.SchemeGroupVersion.Group || req.Resource.Resource != "dataimportcrons" {
-		return datavolume.BadRequest(fmt.Errorf("unexpected resource: %s", req.Resource.Resource))
+		return cdiadmission.BadRequest(fmt.Errorf("unexpected resource: %s", req.Resource.Resource))
 	}
 	dic := &cdiv1.DataImportCron{}
 	// A plain JSON decode, as CDI's, so a malformed object is reported
 	// in the same words.
 	if err := json.Unmarshal(req.Object.Raw, dic); err != nil {
-		return datavolume.BadRequest(err)
+		return cdiadmission.BadRequest(err)
 	}
-	if causes := datavolume.NameTooLong(dic.Name, validation.DNS1035LabelMaxLength); causes != nil {
-		return datavolume.Reject(causes)
+	if causes := cdiadmission.NameTooLong(dic.Name, validation.DNS1035LabelMaxLength); causes != nil {
+		return cdiadmission.Reject(causes)
 	}
 	if req.Operation == admissionv1.Update {
 		return specUnchanged(req, dic)
 	}
 	f := field.NewPath("spec")
 	if causes := ValidateSpec(f, &dic.Spec); causes != nil {
-		return datavolume.Reject(causes)
+		return cdiadmission.Reject(causes)
 	}
 	if causes := unpollable(f, &dic.Spec); causes != nil {
-		return datavolume.Reject(causes)
+		return cdiadmission.Reject(causes)
 	}
-	return datavolume.Admit()
+	return cdiadmission.Admit()
 }
 
 // specUnchanged admits an update that leaves the spec alone; CDI checks
@@ -63,12 +64,12 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 func specUnchanged(req admission.Request, dic *cdiv1.DataImportCron) admission.Response {
 	old := &cdiv1.DataImportCron{}
 	if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
-		return datavolume.BadRequest(err)
+		return cdiadmission.BadRequest(err)
 	}
 	if equality.Semantic.DeepEqual(dic.Spec, old.Spec) {
-		return datavolume.Admit()
+		return cdiadmission.Admit()
 	}
-	return datavolume.Reject([]metav1.StatusCause{{
+	return cdiadmission.Reject([]metav1.StatusCause{{
 		Type:    metav1.CauseTypeFieldValueDuplicate,
 		Message: "Cannot update DataImportCron Spec",
 		Field:   field.NewPath("DataImportCron", "Spec").String(),
@@ -82,29 +83,29 @@ func specUnchanged(req admission.Request, dic *cdiv1.DataImportCron) admission.R
 func ValidateSpec(f *field.Path, spec *cdiv1.DataImportCronSpec) []metav1.StatusCause {
 	tmpl := &spec.Template.Spec
 	if src := tmpl.Source; src == nil || (src.Registry == nil && src.PVC == nil && src.HTTP == nil) {
-		return datavolume.Invalid(f.Child("Template"), "Missing source")
+		return cdiadmission.Invalid(f.Child("Template"), "Missing source")
 	}
 	if tmpl.SourceRef != nil || tmpl.ContentType != "" || len(tmpl.Checkpoints) > 0 || tmpl.FinalCheckpoint {
-		return datavolume.Invalid(f.Child("Template"), "Unsettable fields: SourceRef, ContentType, Checkpoints, FinalCheckpoint")
+		return cdiadmission.Invalid(f.Child("Template"), "Unsettable fields: SourceRef, ContentType, Checkpoints, FinalCheckpoint")
 	}
 	if causes := datavolume.ValidateSpec(field.NewPath("Template"), tmpl); causes != nil {
 		return causes
 	}
 	if spec.Schedule != "" {
 		if _, err := cron.ParseStandard(spec.Schedule); err != nil {
-			return datavolume.Invalid(f.Child("Schedule"), "Illegal cron schedule")
+			return cdiadmission.Invalid(f.Child("Schedule"), "Illegal cron schedule")
 		}
 	}
 	if spec.ImportsToKeep != nil && *spec.ImportsToKeep < 0 {
-		return datavolume.Invalid(f.Child("ImportsToKeep"), "Illegal ImportsToKeep value")
+		return cdiadmission.Invalid(f.Child("ImportsToKeep"), "Illegal ImportsToKeep value")
 	}
 	if gc := spec.GarbageCollect; gc != nil && *gc != cdiv1.DataImportCronGarbageCollectNever && *gc != cdiv1.DataImportCronGarbageCollectOutdated {
-		return datavolume.Invalid(f.Child("GarbageCollect"), "Illegal GarbageCollect value")
+		return cdiadmission.Invalid(f.Child("GarbageCollect"), "Illegal GarbageCollect value")
 	}
 	if spec.ManagedDataSource == "" {
-		return datavolume.Invalid(f.Child("ManagedDataSource"), "Illegal ManagedDataSource value")
+		return cdiadmission.Invalid(f.Child("ManagedDataSource"), "Illegal ManagedDataSource value")
 	}
-	return datavolume.NameTooLong(spec.ManagedDataSource, validation.DNS1035LabelMaxLength)
+	return cdiadmission.NameTooLong(spec.ManagedDataSource, validation.DNS1035LabelMaxLength)
 }
 
 // unpollable refuses a valid template whose source this release cannot
@@ -114,5 +115,5 @@ func unpollable(f *field.Path, spec *cdiv1.DataImportCronSpec) []metav1.StatusCa
 	if src.HTTP != nil || (src.Registry != nil && src.Registry.URL != nil) {
 		return nil
 	}
-	return datavolume.Invalid(f.Child("Template"), unsupportedTemplate)
+	return cdiadmission.Invalid(f.Child("Template"), unsupportedTemplate)
 }

@@ -13,6 +13,8 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // ValidatePath is where cdi-apiserver serves DataVolume validation.
@@ -42,13 +44,13 @@ type Validator struct {
 // Handle admits CREATE and UPDATE.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Resource != dataVolumes {
-		return BadRequest(errors.New("expect resource to be 'datavolumes'"))
+		return cdiadmission.BadRequest(errors.New("expect resource to be 'datavolumes'"))
 	}
 	dv := &cdiv1.DataVolume{}
 	// A plain JSON decode, as CDI's, so a malformed object is reported
 	// in the same words.
 	if err := json.Unmarshal(req.Object.Raw, dv); err != nil {
-		return BadRequest(err)
+		return cdiadmission.BadRequest(err)
 	}
 	// CDI authorizes clones in its mutating webhook, which the API server
 	// calls before any validating one.
@@ -60,8 +62,8 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 			return resp
 		}
 	}
-	if causes := NameTooLong(dv.Name, validation.DNS1123SubdomainMaxLength); causes != nil {
-		return Reject(causes)
+	if causes := cdiadmission.NameTooLong(dv.Name, validation.DNS1123SubdomainMaxLength); causes != nil {
+		return cdiadmission.Reject(causes)
 	}
 	if req.Operation == admissionv1.Create {
 		if resp, done := v.claimExists(ctx, dv); done {
@@ -69,16 +71,16 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		}
 	}
 	if causes := ValidateSpec(field.NewPath("spec"), &dv.Spec); causes != nil {
-		return Reject(causes)
+		return cdiadmission.Reject(causes)
 	}
 	// Refusing an update would not remove a stored DataVolume, only block
 	// its cleanup, so what this release cannot fill is refused at creation.
 	if req.Operation == admissionv1.Create {
 		if causes := unsupported(field.NewPath("spec"), &dv.Spec); causes != nil {
-			return Reject(causes)
+			return cdiadmission.Reject(causes)
 		}
 	}
-	return Admit()
+	return cdiadmission.Admit()
 }
 
 // specChanged refuses any change to the spec, except the checkpoints of a
@@ -86,7 +88,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 func specChanged(req admission.Request, dv *cdiv1.DataVolume) (admission.Response, bool) {
 	old := &cdiv1.DataVolume{}
 	if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
-		return BadRequest(err), true
+		return cdiadmission.BadRequest(err), true
 	}
 	if multiStage(&dv.Spec) && equality.Semantic.DeepEqual(withoutCheckpoints(dv.Spec), withoutCheckpoints(old.Spec)) {
 		return admission.Response{}, false
@@ -94,7 +96,7 @@ func specChanged(req admission.Request, dv *cdiv1.DataVolume) (admission.Respons
 	if equality.Semantic.DeepEqual(dv.Spec, old.Spec) {
 		return admission.Response{}, false
 	}
-	return Reject([]metav1.StatusCause{{
+	return cdiadmission.Reject([]metav1.StatusCause{{
 		Type:    metav1.CauseTypeFieldValueDuplicate,
 		Message: "Cannot update DataVolume Spec",
 		Field:   field.NewPath("DataVolume", "Spec").String(),

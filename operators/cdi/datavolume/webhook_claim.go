@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 	"github.com/virtflow/virtflow/operators/cdi/cdiconfig"
 )
 
@@ -40,16 +41,16 @@ func (v *Validator) claimExists(ctx context.Context, dv *cdiv1.DataVolume) (resp
 	}
 	if err != nil {
 		// The API server's words, as CDI passes them on.
-		return BadRequest(err), true
+		return cdiadmission.BadRequest(err), true
 	}
 	allowed, err := claimMayExist(ctx, r, pvc, dv)
 	if err != nil {
-		return BadRequest(err), true
+		return cdiadmission.BadRequest(err), true
 	}
 	if owner := metav1.GetControllerOf(pvc); allowed || (owner != nil && owner.Kind == "DataVolume") {
 		return resp, false
 	}
-	return Reject([]metav1.StatusCause{{
+	return cdiadmission.Reject([]metav1.StatusCause{{
 		Type:    metav1.CauseTypeFieldValueDuplicate,
 		Message: fmt.Sprintf("Destination PVC %s/%s already exists", pvc.GetNamespace(), pvc.GetName()),
 		Field:   field.NewPath("DataVolume", "Name").String(),

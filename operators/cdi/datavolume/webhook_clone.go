@@ -11,6 +11,8 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // authorizeClone lets a clone through only when its requester may clone
@@ -33,11 +35,11 @@ func (v *Validator) authorizeClone(ctx context.Context, req admission.Request, d
 	if err != nil {
 		// CDI answers lookups that fail (a missing DataSource or source
 		// namespace included) with the API server's error as it is.
-		return BadRequest(err), true
+		return cdiadmission.BadRequest(err), true
 	}
 	if !auth.Allowed {
 		// CDI names the pvc source's namespace whatever the source is.
-		return Reject(Invalid(field.NewPath("spec", "source", "PVC", "namespace"), auth.Reason)), true
+		return cdiadmission.Reject(cdiadmission.Invalid(field.NewPath("spec", "source", "PVC", "namespace"), auth.Reason)), true
 	}
 	return resp, false
 }

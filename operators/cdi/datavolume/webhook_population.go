@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // pvcKind is the one populator kind that needs no apiGroup.
@@ -29,7 +31,7 @@ func validateExternalPopulation(f *field.Path, spec *cdiv1.DataVolumeSpec,
 	ds *corev1.TypedLocalObjectReference, ref *corev1.TypedObjectReference) []metav1.StatusCause {
 	var causes []metav1.StatusCause
 	if spec.Source != nil || spec.SourceRef != nil {
-		causes = append(causes, invalidCause(f.Child("source"), "External population is incompatible with Source and SourceRef"))
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("source"), "External population is incompatible with Source and SourceRef"))
 	}
 	// CDI compares the two references as values of their two different
 	// types, which never match: setting both is always refused.
@@ -50,13 +52,13 @@ func validateExternalPopulation(f *field.Path, spec *cdiv1.DataVolumeSpec,
 func validateDataSource(f *field.Path, ds *corev1.TypedLocalObjectReference) []metav1.StatusCause {
 	var causes []metav1.StatusCause
 	if ds.Name == "" {
-		causes = append(causes, invalidCause(f.Child("name", ""), "Required value: DataSource name"))
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("name", ""), "Required value: DataSource name"))
 	}
 	if ds.Kind == "" {
-		causes = append(causes, invalidCause(f.Child("kind"), "Required value: DataSource kind"))
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("kind"), "Required value: DataSource kind"))
 	}
 	if ptr.Deref(ds.APIGroup, "") == "" && ds.Kind != pvcKind {
-		causes = append(causes, invalidCause(f.Child("apiGroup", ""),
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("apiGroup", ""),
 			"Required value: DataSource apiGroup when kind is not 'PersistentVolumeClaim'"))
 	}
 	return causes
@@ -67,16 +69,16 @@ func validateDataSource(f *field.Path, ds *corev1.TypedLocalObjectReference) []m
 func validateDataSourceRef(f *field.Path, ref *corev1.TypedObjectReference) []metav1.StatusCause {
 	var causes []metav1.StatusCause
 	if ptr.Deref(ref.Namespace, "") != "" {
-		causes = append(causes, invalidCause(f.Child("namespace", ""), "Invalid value: DataSourceRef namespace not supported"))
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("namespace", ""), "Invalid value: DataSourceRef namespace not supported"))
 	}
 	if ref.Name == "" {
-		causes = append(causes, invalidCause(f.Child("name", ""), "Required value: DataSourceRef name"))
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("name", ""), "Required value: DataSourceRef name"))
 	}
 	if ref.Kind == "" {
-		causes = append(causes, invalidCause(f.Child("kind"), "Required value: DataSourceRef kind"))
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("kind"), "Required value: DataSourceRef kind"))
 	}
 	if ptr.Deref(ref.APIGroup, "") == "" && ref.Kind != pvcKind {
-		causes = append(causes, invalidCause(f.Child("apiGroup", ""),
+		causes = append(causes, cdiadmission.InvalidCause(f.Child("apiGroup", ""),
 			"Required value: DataSourceRef apiGroup when kind is not 'PersistentVolumeClaim'"))
 	}
 	return causes

@@ -9,26 +9,28 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // validateRegistry wants a kubevirt image, then either a docker or
 // oci-archive URL or an image stream, and a known pull method.
 func validateRegistry(f *field.Path, r *cdiv1.DataVolumeSourceRegistry, ct cdiv1.DataVolumeContentType) []metav1.StatusCause {
 	if ct != "" && ct != cdiv1.DataVolumeKubeVirt {
-		return Invalid(f.Child("contentType"), fmt.Sprintf("ContentType must be %s when Source is Registry", cdiv1.DataVolumeKubeVirt))
+		return cdiadmission.Invalid(f.Child("contentType"), fmt.Sprintf("ContentType must be %s when Source is Registry", cdiv1.DataVolumeKubeVirt))
 	}
 	if (r.URL == nil) == (r.ImageStream == nil) {
-		return Invalid(f.Child("source", "Registry"), "Source registry should have either URL or ImageStream")
+		return cdiadmission.Invalid(f.Child("source", "Registry"), "Source registry should have either URL or ImageStream")
 	}
 	if r.URL != nil {
 		u, err := url.Parse(*r.URL)
 		if err != nil {
-			return Invalid(f.Child("source", "Registry", "URL"), "Illegal registry source URL "+*r.URL)
+			return cdiadmission.Invalid(f.Child("source", "Registry", "URL"), "Illegal registry source URL "+*r.URL)
 		}
 		if u.Scheme != cdiv1.RegistrySchemeDocker && u.Scheme != cdiv1.RegistrySchemeOci {
 			// CDI prints the parsed URL, which may differ from what was
 			// written.
-			return Invalid(f.Child("source", "Registry", "URL"), "Illegal registry source URL scheme "+u.String())
+			return cdiadmission.Invalid(f.Child("source", "Registry", "URL"), "Illegal registry source URL scheme "+u.String())
 		}
 	}
 	return validatePullMethod(f.Child("source", "Registry", "importMethod"), r)
@@ -39,13 +41,13 @@ func validateRegistry(f *field.Path, r *cdiv1.DataVolumeSourceRegistry, ct cdiv1
 func validatePullMethod(at *field.Path, r *cdiv1.DataVolumeSourceRegistry) []metav1.StatusCause {
 	m := r.PullMethod
 	if m != nil && *m != cdiv1.RegistryPullPod && *m != cdiv1.RegistryPullNode {
-		return Invalid(at, fmt.Sprintf("ImportMethod %s is neither %s, %s or \"\"", *m, cdiv1.RegistryPullPod, cdiv1.RegistryPullNode))
+		return cdiadmission.Invalid(at, fmt.Sprintf("ImportMethod %s is neither %s, %s or \"\"", *m, cdiv1.RegistryPullPod, cdiv1.RegistryPullNode))
 	}
 	if r.ImageStream != nil && *r.ImageStream == "" {
-		return Invalid(at, "Source registry ImageStream is not valid")
+		return cdiadmission.Invalid(at, "Source registry ImageStream is not valid")
 	}
 	if r.ImageStream != nil && (m == nil || *m != cdiv1.RegistryPullNode) {
-		return Invalid(at, "Source registry ImageStream is supported only with node pull import method")
+		return cdiadmission.Invalid(at, "Source registry ImageStream is supported only with node pull import method")
 	}
 	return nil
 }

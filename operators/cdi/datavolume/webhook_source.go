@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // validateSource checks spec.source: exactly one source, the content type,
@@ -15,9 +17,9 @@ func validateSource(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCa
 	s := spec.Source
 	switch n := SourceCount(s); {
 	case n == 0:
-		return Invalid(f.Child("source"), "Missing Data volume source")
+		return cdiadmission.Invalid(f.Child("source"), "Missing Data volume source")
 	case n > 1:
-		return Invalid(f.Child("source"), "Multiple Data volume sources")
+		return cdiadmission.Invalid(f.Child("source"), "Multiple Data volume sources")
 	}
 	if causes := ContentTypeProblem(f, spec.ContentType); causes != nil {
 		return causes
@@ -29,7 +31,7 @@ func validateSource(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCa
 // kubevirt nor archive; nil when it is one of them or empty.
 func ContentTypeProblem(f *field.Path, ct cdiv1.DataVolumeContentType) []metav1.StatusCause {
 	if ct != "" && ct != cdiv1.DataVolumeKubeVirt && ct != cdiv1.DataVolumeArchive {
-		return Invalid(f.Child("contentType"), fmt.Sprintf("ContentType not one of: %s, %s", cdiv1.DataVolumeKubeVirt, cdiv1.DataVolumeArchive))
+		return cdiadmission.Invalid(f.Child("contentType"), fmt.Sprintf("ContentType not one of: %s, %s", cdiv1.DataVolumeKubeVirt, cdiv1.DataVolumeArchive))
 	}
 	return nil
 }
@@ -45,7 +47,7 @@ func SourceFields(f *field.Path, s *cdiv1.DataVolumeSource, ct cdiv1.DataVolumeC
 	case s.GCS != nil:
 		return checkSourceURL(f, "GCS", s.GCS.URL)
 	case s.Blank != nil && ct == cdiv1.DataVolumeArchive:
-		return Invalid(f.Child("contentType"), "SourceType cannot be blank and the contentType be archive")
+		return cdiadmission.Invalid(f.Child("contentType"), "SourceType cannot be blank and the contentType be archive")
 	case s.Registry != nil:
 		return validateRegistry(f, s.Registry, ct)
 	case s.Imageio != nil:
@@ -54,10 +56,10 @@ func SourceFields(f *field.Path, s *cdiv1.DataVolumeSource, ct cdiv1.DataVolumeC
 		return validateVDDK(f, s.VDDK)
 	case s.PVC != nil && (s.PVC.Namespace == "" || s.PVC.Name == ""):
 		at := f.Child("source", "PVC")
-		return Invalid(at, at.String()+" source PVC is not valid")
+		return cdiadmission.Invalid(at, at.String()+" source PVC is not valid")
 	case s.Snapshot != nil && (s.Snapshot.Namespace == "" || s.Snapshot.Name == ""):
 		at := f.Child("source", "Snapshot")
-		return Invalid(at, at.String()+" source snapshot is not valid")
+		return cdiadmission.Invalid(at, at.String()+" source snapshot is not valid")
 	}
 	return nil
 }
@@ -93,7 +95,7 @@ func checkSourceURL(f *field.Path, kind, raw string) []metav1.StatusCause {
 	if problem == "" {
 		return nil
 	}
-	return Invalid(f.Child("source", kind, "url"), f.Child("source").String()+" "+problem)
+	return cdiadmission.Invalid(f.Child("source", kind, "url"), f.Child("source").String()+" "+problem)
 }
 
 // checkChecksum wants an optional checksum to read "algorithm:hex".
@@ -102,7 +104,7 @@ func checkChecksum(f *field.Path, kind, sum string) []metav1.StatusCause {
 		return nil
 	}
 	if err := checksumProblem(sum); err != nil {
-		return Invalid(f.Child("source", kind, "checksum"), fmt.Sprintf("Invalid checksum format: %v", err))
+		return cdiadmission.Invalid(f.Child("source", kind, "checksum"), fmt.Sprintf("Invalid checksum format: %v", err))
 	}
 	return nil
 }
@@ -112,10 +114,10 @@ func checkChecksum(f *field.Path, kind, sum string) []metav1.StatusCause {
 func validateImageIO(f *field.Path, s *cdiv1.DataVolumeSourceImageIO) []metav1.StatusCause {
 	at := f.Child("source", "Imageio")
 	if s.SecretRef == "" || s.DiskID == "" {
-		return Invalid(at, at.String()+" source Imageio is not valid")
+		return cdiadmission.Invalid(at, at.String()+" source Imageio is not valid")
 	}
 	if s.CertConfigMap == "" && (s.InsecureSkipVerify == nil || !*s.InsecureSkipVerify) {
-		return Invalid(at, at.String()+" source Imageio requires CertConfigMap or InsecureSkipVerify")
+		return cdiadmission.Invalid(at, at.String()+" source Imageio requires CertConfigMap or InsecureSkipVerify")
 	}
 	return checkSourceURL(f, "ImageIO", s.URL)
 }
@@ -125,7 +127,7 @@ func validateImageIO(f *field.Path, s *cdiv1.DataVolumeSourceImageIO) []metav1.S
 func validateVDDK(f *field.Path, s *cdiv1.DataVolumeSourceVDDK) []metav1.StatusCause {
 	if s.SecretRef == "" || s.UUID == "" || s.BackingFile == "" || s.Thumbprint == "" {
 		at := f.Child("source", "VDDK")
-		return Invalid(at, at.String()+" source VDDK is not valid")
+		return cdiadmission.Invalid(at, at.String()+" source VDDK is not valid")
 	}
 	return checkSourceURL(f, "VDDK", s.URL)
 }

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // minSize is the smallest disk CDI accepts, as KubeVirt refuses smaller.
@@ -26,7 +28,7 @@ func ValidateSpec(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCaus
 		return validateExternalPopulation(f, spec, ds, ref)
 	}
 	if (spec.Source == nil) == (spec.SourceRef == nil) {
-		return Invalid(f.Child("source"), "Data volume should have either Source or SourceRef, or be externally populated")
+		return cdiadmission.Invalid(f.Child("source"), "Data volume should have either Source or SourceRef, or be externally populated")
 	}
 	if spec.SourceRef != nil {
 		return validateSourceRef(f, spec.SourceRef)
@@ -38,10 +40,10 @@ func ValidateSpec(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCaus
 // its storage class name and its access modes.
 func validateTarget(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause {
 	if spec.PVC == nil && spec.Storage == nil {
-		return Invalid(f.Child("PVC"), "Missing Data volume PVC")
+		return cdiadmission.Invalid(f.Child("PVC"), "Missing Data volume PVC")
 	}
 	if spec.PVC != nil && spec.Storage != nil {
-		return Invalid(f.Child("PVC", "Storage"), "Duplicate storage definition, both target storage and target pvc defined")
+		return cdiadmission.Invalid(f.Child("PVC", "Storage"), "Duplicate storage definition, both target storage and target pvc defined")
 	}
 	if causes := validateSize(f, spec); causes != nil {
 		return causes
@@ -53,7 +55,7 @@ func validateTarget(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCa
 		class = spec.Storage.StorageClassName
 	}
 	if class != nil && *class != "" {
-		if causes := NameTooLong(*class, validation.DNS1123SubdomainMaxLength); causes != nil {
+		if causes := cdiadmission.NameTooLong(*class, validation.DNS1123SubdomainMaxLength); causes != nil {
 			return causes
 		}
 	}
@@ -77,13 +79,13 @@ func validateSize(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCaus
 	size, ok := requests[corev1.ResourceStorage]
 	switch {
 	case !ok && (spec.Storage == nil || !cloneShaped(spec)):
-		return Invalid(at, name+" size is missing")
+		return cdiadmission.Invalid(at, name+" size is missing")
 	case !ok:
 		return nil
 	case size.IsZero() || size.Value() < 0:
-		return Invalid(at, name+" size can't be equal or less than zero")
+		return cdiadmission.Invalid(at, name+" size can't be equal or less than zero")
 	case size.Value() < minSize:
-		return Invalid(at, name+" size should be at least 1MiB")
+		return cdiadmission.Invalid(at, name+" size should be at least 1MiB")
 	}
 	return nil
 }
@@ -99,11 +101,11 @@ func validatePVCAccessModes(f *field.Path, modes []corev1.PersistentVolumeAccess
 	at := f.Child("PVC", "accessModes")
 	switch {
 	case len(modes) == 0:
-		return Invalid(at, "Required value: at least 1 access mode is required")
+		return cdiadmission.Invalid(at, "Required value: at least 1 access mode is required")
 	case len(modes) > 1:
-		return Invalid(at, "PVC multiple accessModes")
+		return cdiadmission.Invalid(at, "PVC multiple accessModes")
 	case !knownAccessMode(modes[0]):
-		return Invalid(at, unsupportedAccessMode(modes[0]))
+		return cdiadmission.Invalid(at, unsupportedAccessMode(modes[0]))
 	}
 	return nil
 }
@@ -114,7 +116,7 @@ func validatePVCAccessModes(f *field.Path, modes []corev1.PersistentVolumeAccess
 func validateStorageAccessModes(f *field.Path, modes []corev1.PersistentVolumeAccessMode) []metav1.StatusCause {
 	for _, m := range modes {
 		if !knownAccessMode(m) {
-			return Invalid(f.Child("PVC", "accessModes"), unsupportedAccessMode(modes[0]))
+			return cdiadmission.Invalid(f.Child("PVC", "accessModes"), unsupportedAccessMode(modes[0]))
 		}
 	}
 	return nil
@@ -137,12 +139,12 @@ func unsupportedAccessMode(m corev1.PersistentVolumeAccessMode) string {
 func validateSourceRef(f *field.Path, ref *cdiv1.DataVolumeSourceRef) []metav1.StatusCause {
 	switch {
 	case ref.Kind == "":
-		return Invalid(f.Child("sourceRef", "Kind"), "Missing sourceRef kind")
+		return cdiadmission.Invalid(f.Child("sourceRef", "Kind"), "Missing sourceRef kind")
 	case ref.Kind != cdiv1.DataVolumeDataSource:
-		return Invalid(f.Child("sourceRef", "Kind"), fmt.Sprintf("Unsupported sourceRef kind %s, currently only %s is supported",
+		return cdiadmission.Invalid(f.Child("sourceRef", "Kind"), fmt.Sprintf("Unsupported sourceRef kind %s, currently only %s is supported",
 			ref.Kind, cdiv1.DataVolumeDataSource))
 	case ref.Name == "":
-		return Invalid(f.Child("sourceRef", "Name"), "Missing sourceRef name")
+		return cdiadmission.Invalid(f.Child("sourceRef", "Name"), "Missing sourceRef name")
 	}
 	return nil
 }

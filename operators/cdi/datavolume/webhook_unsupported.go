@@ -6,6 +6,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 )
 
 // Messages for DataVolumes CDI accepts but this release cannot fill.
@@ -28,20 +30,20 @@ func Unsupported(f *field.Path, s *cdiv1.DataVolumeSource) []metav1.StatusCause 
 // claim later, and the DataVolume waits for it.
 func unsupported(f *field.Path, spec *cdiv1.DataVolumeSpec) []metav1.StatusCause {
 	if ds, ref := populationRefs(spec); ds != nil || ref != nil {
-		return Invalid(f.Child("source"), unsupportedPopulation)
+		return cdiadmission.Invalid(f.Child("source"), unsupportedPopulation)
 	}
 	s := spec.Source
 	switch {
 	case s == nil:
 		return nil
 	case s.Registry != nil && s.Registry.ImageStream != nil:
-		return Invalid(f.Child("source", "Registry"), unsupportedImageStream)
+		return cdiadmission.Invalid(f.Child("source", "Registry"), unsupportedImageStream)
 	case s.HTTP != nil:
 		return unsupportedHTTP(f.Child("source", "http"), s.HTTP)
 	case s.HTTP != nil, s.Registry != nil, s.Upload != nil, s.PVC != nil, s.Blank != nil:
 		return nil
 	}
-	return Invalid(f.Child("source"), unsupportedSource)
+	return cdiadmission.Invalid(f.Child("source"), unsupportedSource)
 }
 
 // unsupportedHTTP refuses what an http source may ask that the importer
@@ -57,7 +59,7 @@ func unsupportedHTTP(f *field.Path, h *cdiv1.DataVolumeSourceHTTP) []metav1.Stat
 		{len(h.SecretExtraHeaders) > 0, f.Child("secretExtraHeaders")},
 	} {
 		if c.set {
-			return Invalid(c.path, fmt.Sprintf(unsupportedHTTPField, c.path))
+			return cdiadmission.Invalid(c.path, fmt.Sprintf(unsupportedHTTPField, c.path))
 		}
 	}
 	return nil

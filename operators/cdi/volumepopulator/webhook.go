@@ -13,6 +13,7 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/operators/cdi/cdiadmission"
 	"github.com/virtflow/virtflow/operators/cdi/datavolume"
 )
 
@@ -33,32 +34,32 @@ type Validator struct{}
 // Handle admits CREATE and UPDATE.
 func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
 	if req.Resource.Group != cdiv1.SchemeGroupVersion.Group || req.Resource.Resource != importSources {
-		return datavolume.BadRequest(fmt.Errorf("unexpected resource: %s", req.Resource.Resource))
+		return cdiadmission.BadRequest(fmt.Errorf("unexpected resource: %s", req.Resource.Resource))
 	}
 	src := &cdiv1.VolumeImportSource{}
 	// A plain JSON decode, as CDI's, so a malformed object is reported in
 	// the same words.
 	if err := json.Unmarshal(req.Object.Raw, src); err != nil {
-		return datavolume.BadRequest(err)
+		return cdiadmission.BadRequest(err)
 	}
 	if req.Operation == admissionv1.Update {
 		if resp, done := specChanged(req, src); done {
 			return resp
 		}
 	}
-	if causes := datavolume.NameTooLong(src.Name, validation.DNS1035LabelMaxLength); causes != nil {
-		return datavolume.Reject(causes)
+	if causes := cdiadmission.NameTooLong(src.Name, validation.DNS1035LabelMaxLength); causes != nil {
+		return cdiadmission.Reject(causes)
 	}
 	f := field.NewPath("spec")
 	if causes := ValidateSpec(f, &src.Spec); causes != nil {
-		return datavolume.Reject(causes)
+		return cdiadmission.Reject(causes)
 	}
 	if req.Operation == admissionv1.Create {
 		if causes := datavolume.Unsupported(f, dataVolumeSource(src.Spec.Source)); causes != nil {
-			return datavolume.Reject(causes)
+			return cdiadmission.Reject(causes)
 		}
 	}
-	return datavolume.Admit()
+	return cdiadmission.Admit()
 }
 
 // ValidateSpec checks a VolumeImportSource spec as CDI does, stopping at
@@ -71,12 +72,12 @@ func ValidateSpec(f *field.Path, spec *cdiv1.VolumeImportSourceSpec) []metav1.St
 	s := dataVolumeSource(spec.Source)
 	switch n := datavolume.SourceCount(s); {
 	case n == 0:
-		return datavolume.Invalid(f.Child("source"), "Missing VolumeImport source")
+		return cdiadmission.Invalid(f.Child("source"), "Missing VolumeImport source")
 	case n > 1:
-		return datavolume.Invalid(f.Child("source"), "Multiple VolumeImport sources")
+		return cdiadmission.Invalid(f.Child("source"), "Multiple VolumeImport sources")
 	}
 	if multiStage(spec) && (spec.TargetClaim == nil || *spec.TargetClaim == "") {
-		return datavolume.Invalid(f.Child("targetClaim"), "Unable to do multi-stage import without specifying a target claim")
+		return cdiadmission.Invalid(f.Child("targetClaim"), "Unable to do multi-stage import without specifying a target claim")
 	}
 	return datavolume.SourceFields(f, s, spec.ContentType)
 }
@@ -86,7 +87,7 @@ func ValidateSpec(f *field.Path, spec *cdiv1.VolumeImportSourceSpec) []metav1.St
 func specChanged(req admission.Request, src *cdiv1.VolumeImportSource) (admission.Response, bool) {
 	old := &cdiv1.VolumeImportSource{}
 	if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
-		return datavolume.BadRequest(err), true
+		return cdiadmission.BadRequest(err), true
 	}
 	newSpec, oldSpec := src.Spec.DeepCopy(), old.Spec.DeepCopy()
 	if multiStage(newSpec) {
@@ -97,7 +98,7 @@ func specChanged(req admission.Request, src *cdiv1.VolumeImportSource) (admissio
 	if equality.Semantic.DeepEqual(newSpec, oldSpec) {
 		return admission.Response{}, false
 	}
-	return datavolume.Reject([]metav1.StatusCause{{
+	return cdiadmission.Reject([]metav1.StatusCause{{
 		Type:    metav1.CauseTypeFieldValueDuplicate,
 		Message: "Cannot update VolumeImportSource Spec",
 		Field:   field.NewPath("VolumeImportSource", "Spec").String(),

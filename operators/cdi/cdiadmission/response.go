@@ -1,4 +1,8 @@
-package datavolume
+// Package cdiadmission holds the shapes of CDI's admission answers, which
+// every CDI webhook (DataVolume, DataImportCron, volume populators) gives
+// alike: 422 with every cause's message joined after a space, 400 with an
+// error's text, and an allowance without status.
+package cdiadmission
 
 import (
 	"fmt"
@@ -58,9 +62,10 @@ func NameTooLong(name string, limit int) []metav1.StatusCause {
 // Invalid is one FieldValueInvalid cause at f, the type of almost every
 // CDI cause.
 func Invalid(f *field.Path, msg string) []metav1.StatusCause {
-	return []metav1.StatusCause{invalidCause(f, msg)}
+	return []metav1.StatusCause{InvalidCause(f, msg)}
 }
 
-func invalidCause(f *field.Path, msg string) metav1.StatusCause {
+// InvalidCause is one FieldValueInvalid cause at f, for lists of causes.
+func InvalidCause(f *field.Path, msg string) metav1.StatusCause {
 	return metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Message: msg, Field: f.String()}
 }
