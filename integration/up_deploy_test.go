@@ -14,7 +14,7 @@ import (
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
-	"github.com/virtflow/virtflow/components/componentoperator"
+	"github.com/virtflow/virtflow/commands/componentoperator"
 	"github.com/virtflow/virtflow/embedded/platform"
 )
 

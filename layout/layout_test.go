@@ -68,9 +68,9 @@ var allowed = map[string][]string{
 	"operators":  {"api", "contracts", "kube", "operands", "wire", "version", "operators"},
 	"node":       {"api", "contracts", "kube", "wire", "node"},
 	"worker":     {"api", "contracts", "kube", "activities", "workflows", "tasks"},
-	// components are the commands of the component pods: each wires
+	// commands are what the workloads' pods run: each wires
 	// operators or node code, and the worker, to a manager.
-	"components": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "components", "tasks", "console"},
+	"commands": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "commands", "tasks", "console"},
 	// tasks are the Tekton step programs: Kubernetes code and virtctl's
 	// VM builder and console stream, never operators or node code (their
 	// binary is static, for images of their own).

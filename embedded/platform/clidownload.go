@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/components/clidownload"
+	"github.com/virtflow/virtflow/commands/clidownload"
 	"github.com/virtflow/virtflow/embedded/images"
 )
 

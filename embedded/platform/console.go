@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/components/console"
+	"github.com/virtflow/virtflow/commands/console"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/binaries"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
-	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/kubenode"
 	"github.com/virtflow/virtflow/wire/guestfspod"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
@@ -129,8 +129,8 @@ func (t *nodeTools) ensureTekton(ctx context.Context, o Options, say func(string
 }
 
 // nodeConfig is the embedded node, for a start or a purge.
-func nodeConfig(o Options, t nodeTools) node.Config {
-	return node.Config{
+func nodeConfig(o Options, t nodeTools) kubenode.Config {
+	return kubenode.Config{
 		Name: NodeName, DataDir: filepath.Join(o.DataDir, "node"),
 		KubeBinDir: t.kube, ContainerdBinDir: t.containerd, Bridge: NodeBridge,
 	}
@@ -155,7 +155,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 		return err
 	}
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
-	if p.node, err = node.Start(ctx, cfg); err != nil {
+	if p.node, err = kubenode.Start(ctx, cfg); err != nil {
 		return err
 	}
 	cs, err := kubernetes.NewForConfig(p.cp.RESTConfig())

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/kubenode"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -29,7 +29,7 @@ func Purge(ctx context.Context, o Options) error {
 		return NodeBridge.Remove(ctx)
 	}
 	return errors.Join(
-		node.PurgeStopped(ctx, cfg),
+		kubenode.PurgeStopped(ctx, cfg),
 		NodeBridge.Remove(ctx),
 		removeLauncherCache(),
 	)

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/virtflow/virtflow/components/cdicontroller"
+	"github.com/virtflow/virtflow/commands/cdicontroller"
 	"github.com/virtflow/virtflow/embedded/components"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"

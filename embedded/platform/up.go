@@ -15,7 +15,7 @@ import (
 
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
-	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/kubenode"
 	"github.com/virtflow/virtflow/embedded/temporal"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -26,7 +26,7 @@ type Platform struct {
 	log      io.Writer
 	cp       *controlplane.ControlPlane
 	temporal *temporal.Server
-	node     *node.Node
+	node     *kubenode.Node
 	// temporalBridge relays the frontend, which like all of Temporal's
 	// services listens on 127.0.0.1, to the node's bridge for the pods.
 	// Temporal's internal ports stay off the bridge, where the host's

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/virtflow/virtflow/embedded/images"
-	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/kubenode"
 	"github.com/virtflow/virtflow/embedded/platform"
 )
 
@@ -36,7 +36,7 @@ func pushTestGuest(t *testing.T) string {
 	out, err := exec.Command("../../hack/mkguest.sh").Output()
 	require.NoError(t, err)
 	require.NoError(t, platform.PushTestGuest(strings.TrimSpace(string(out)), env.node.RegistryAddress()))
-	return node.RegistryName + "/" + platform.TestGuestImage
+	return kubenode.RegistryName + "/" + platform.TestGuestImage
 }
 
 // guestQEMU boots the test guest from dir on the serial console.

@@ -25,7 +25,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
-	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/kubenode"
 )
 
 const nodeName = "virtflow-test-node"
@@ -36,7 +36,7 @@ const serviceCIDR = "10.0.0.0/24"
 // cluster is the control plane and node every test here shares.
 type cluster struct {
 	cp      *controlplane.ControlPlane
-	node    *node.Node
+	node    *kubenode.Node
 	cs      kubernetes.Interface
 	bridge  hostnet.Bridge
 	kubectl string
@@ -105,8 +105,8 @@ func ensureTools(ctx context.Context) (tools, error) {
 
 // nodeConfig is the node every run starts, or purges when a killed run
 // left it.
-func nodeConfig(dir string, bins tools) node.Config {
-	return node.Config{Name: nodeName, DataDir: filepath.Join(dir, "node"), KubeBinDir: bins.kube, ContainerdBinDir: bins.containerd, Bridge: bridge}
+func nodeConfig(dir string, bins tools) kubenode.Config {
+	return kubenode.Config{Name: nodeName, DataDir: filepath.Join(dir, "node"), KubeBinDir: bins.kube, ContainerdBinDir: bins.containerd, Bridge: bridge}
 }
 
 // purgeLeftovers purges the node of a run that was killed before its own
@@ -116,7 +116,7 @@ func purgeLeftovers(ctx context.Context, dir string, bins tools) error {
 		return nil
 	}
 	fmt.Println("purging the node a killed run left in", dir)
-	err := node.PurgeStopped(ctx, nodeConfig(dir, bins))
+	err := kubenode.PurgeStopped(ctx, nodeConfig(dir, bins))
 	return errors.Join(err, bridge.Remove(ctx), os.RemoveAll(dir))
 }
 
@@ -146,7 +146,7 @@ func (c *cluster) start(ctx context.Context, bins tools) error {
 		return fmt.Errorf("building pause: %w\n%s", err, out)
 	}
 	cfg.ClusterDNS, cfg.Images = dnsIP, []images.Image{busybox(), dns.Image, registry.Image}
-	if c.node, err = node.Start(ctx, cfg); err != nil {
+	if c.node, err = kubenode.Start(ctx, cfg); err != nil {
 		return err
 	}
 	if c.cs, err = kubernetes.NewForConfig(c.cp.RESTConfig()); err != nil {

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/virtflow/virtflow/embedded/images"
-	"github.com/virtflow/virtflow/embedded/node"
+	"github.com/virtflow/virtflow/embedded/kubenode"
 )
 
 // pushImage builds img and pushes it to the registry its name says, over
@@ -40,8 +40,8 @@ func TestAnImagePushedToTheNodeRegistryIsPulledForAPod(t *testing.T) {
 	pushImage(t, img)
 
 	var err error
-	pod := runPodFrom(t, "pulled", node.RegistryName+"/test/pushed:1", "cat /etc/pushed; exec sleep 3600")
-	require.Equal(t, node.RegistryName+"/test/pushed:1", pod.Status.ContainerStatuses[0].Image)
+	pod := runPodFrom(t, "pulled", kubenode.RegistryName+"/test/pushed:1", "cat /etc/pushed; exec sleep 3600")
+	require.Equal(t, kubenode.RegistryName+"/test/pushed:1", pod.Status.ContainerStatuses[0].Image)
 	var logs []byte
 	require.Eventually(t, func() bool {
 		logs, err = env.cs.CoreV1().Pods("default").GetLogs("pulled", &corev1.PodLogOptions{}).DoRaw(ctx)

@@ -1,0 +1,174 @@
+// Package componentoperator is the command of the component operators'
+// Deployments: virt-operator, cdi-operator, hostpath-provisioner-operator,
+// cluster-network-addons-operator and ssp-operator. Each reconciles its CR
+// into its components' pods, rendered from its own image, and reports the
+// CR Available when they are Ready.
+package componentoperator
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+
+	temporal "go.temporal.io/sdk/client"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/workloads"
+	"github.com/virtflow/virtflow/operands"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
+	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
+	"github.com/virtflow/virtflow/operators/ssp/ssp"
+	"github.com/virtflow/virtflow/operators/tekton/customrun"
+	"github.com/virtflow/virtflow/tasks"
+	"github.com/virtflow/virtflow/worker"
+)
+
+// Names are the operators this command runs, by Deployment name.
+var Names = []string{"virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator"}
+
+// PodNameEnv is the operator pod's name, from the downward API: it reads
+// its own image there, which its components run too.
+const PodNameEnv = "POD_NAME"
+
+// settings are where the components run and what they reach.
+type settings struct {
+	temporal, kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
+	// webhookCertDir, when set, has hostpath-provisioner-operator serve its
+	// validating webhook with the certificate there.
+	webhookCertDir string
+	// tektonTasksImage and tektonTasksDiskVirtImage are the step images
+	// ssp-operator names in the Tekton tasks it installs.
+	tektonTasksImage, tektonTasksDiskVirtImage string
+}
+
+// Main runs the operator name until ctx ends.
+func Main(ctx context.Context, name string, args []string) error {
+	var s settings
+	cmd := manager.Command{Name: name, LeaderElectionID: name, Flags: s.flags}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ temporal.Client) error {
+		image, err := ownImage(ctx, mgr.GetAPIReader())
+		if err != nil {
+			return err
+		}
+		kind, render, err := s.operator(name, image)
+		if err != nil {
+			return err
+		}
+		var deployer workloads.Deployer = &workloads.Workloads{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Render: render, FieldOwner: name}
+		if name == "ssp-operator" {
+			// Templates are objects, not pods: SSP installs them itself.
+			deployer = &ssp.Deployer{Workloads: deployer.(*workloads.Workloads), Tekton: s.tektonManifests}
+		}
+		r := &workloads.Reconciler{Client: mgr.GetClient(), Kind: kind, Recorder: mgr.GetEventRecorderFor(name), Deployer: deployer}
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up %s: %w", name, err)
+		}
+		if name == "ssp-operator" {
+			if err := setupDurableTasks(mgr, s.temporal); err != nil {
+				return err
+			}
+		}
+		if name == "hostpath-provisioner-operator" && s.webhookCertDir != "" {
+			return serveHostPathWebhook(mgr, s.webhookCertDir)
+		}
+		return nil
+	})
+}
+
+// setupDurableTasks runs the durable Tekton tasks' CustomRun controller in
+// ssp-operator. Its Temporal client connects lazily (the command's
+// --temporal-address is the one the components get): templates need no
+// Temporal, and the controller only once Tekton Pipelines is installed.
+func setupDurableTasks(mgr ctrl.Manager, address string) error {
+	tc, err := temporal.NewLazyClient(temporal.Options{HostPort: address, Namespace: worker.DefaultNamespace})
+	if err != nil {
+		return fmt.Errorf("creating the durable tasks' Temporal client for %s: %w", address, err)
+	}
+	r := &customrun.Reconciler{Client: mgr.GetClient(), Temporal: tc, Recorder: mgr.GetEventRecorderFor("durable-tasks")}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the durable tasks: %w", err)
+	}
+	return nil
+}
+
+// serveHostPathWebhook serves HostPathProvisioner validation, as upstream's
+// operator does from its own pod.
+func serveHostPathWebhook(mgr ctrl.Manager, certDir string) error {
+	build := func(context.Context) (http.Handler, *x509.CertPool, error) {
+		mux := http.NewServeMux()
+		mux.Handle(hostpathprovisioner.ValidatePath, hostpathprovisioner.Webhook(mgr.GetScheme()))
+		return mux, nil, nil
+	}
+	return manager.ServeTLS(mgr, "hostpath-provisioner-operator webhook", certDir, build)
+}
+
+func (s *settings) flags(fs *flag.FlagSet) {
+	fs.StringVar(&s.temporal, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port the components' workers use")
+	fs.StringVar(&s.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on every node")
+	fs.StringVar(&s.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "virt-handler's per-node state, a directory per node")
+	fs.StringVar(&s.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths on every node")
+	fs.StringVar(&s.provisionerImage, "csi-provisioner-image", "registry.k8s.io/sig-storage/csi-provisioner:v5.3.0", "kubernetes-csi's external-provisioner")
+	fs.StringVar(&s.domainType, "domain-type", "", "virt-handler's guest type (kvm or qemu); detected on each node when empty")
+	fs.StringVar(&s.tektonTasksImage, "tekton-tasks-image", "quay.io/virtflow/tekton-tasks:v0.1.0", "ssp-operator: the Tekton tasks' step programs")
+	fs.StringVar(&s.tektonTasksDiskVirtImage, "tekton-tasks-disk-virt-image", "quay.io/virtflow/tekton-tasks-disk-virt:v0.1.0", "ssp-operator: the disk-virt tasks' step programs on libguestfs tools")
+	fs.StringVar(&s.webhookCertDir, "webhook-cert-dir", "", "hostpath-provisioner-operator: directory of the webhook's tls.crt and tls.key; no webhook when empty")
+}
+
+// operator is the kind name reconciles and how it renders its components.
+func (s settings) operator(name, image string) (workloads.Kind, workloads.Render, error) {
+	ns, v := manager.Namespace(), operands.Version
+	switch name {
+	case "virt-operator":
+		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, ClusterRole: "virtflow", DomainType: s.domainType}
+		return kubevirt.Kind(v), in.Render, nil
+	case "cdi-operator":
+		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, ClusterRole: "virtflow"}
+		return cdi.Kind(v), in.Render, nil
+	case "hostpath-provisioner-operator":
+		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot, ClusterRole: "virtflow"}
+		return hostpathprovisioner.Kind(v), in.Render, nil
+	case "cluster-network-addons-operator":
+		return networkaddonsconfig.Kind(v), nothing(name), nil
+	case "ssp-operator":
+		in := ssp.Install{Namespace: ns, Image: image, ClusterRole: "virtflow"}
+		return ssp.Kind(v), in.Render, nil
+	}
+	return workloads.Kind{}, nil, fmt.Errorf("no operator named %s", name)
+}
+
+// tektonManifests renders the Tekton tasks ssp-operator installs, naming
+// the step images this operator was given.
+func (s settings) tektonManifests(namespace string) ([]*unstructured.Unstructured, error) {
+	return tasks.Manifests(tasks.Images{Tasks: s.tektonTasksImage, DiskVirt: s.tektonTasksDiskVirtImage}, namespace)
+}
+
+// nothing renders no workload: the kinds whose components are not built
+// yet list none, and their conditions say so.
+func nothing(name string) workloads.Render {
+	return func(_ context.Context, _ client.Reader, _ client.Object, c string) ([]client.Object, error) {
+		return nil, fmt.Errorf("%s has no workload for %s", name, c)
+	}
+}
+
+// ownImage is the image of this pod's first container.
+func ownImage(ctx context.Context, r client.Reader) (string, error) {
+	name := os.Getenv(PodNameEnv)
+	if name == "" {
+		return "", errors.New("the operator needs its pod's name in " + PodNameEnv)
+	}
+	pod := &corev1.Pod{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: manager.Namespace(), Name: name}, pod); err != nil {
+		return "", fmt.Errorf("reading the operator's own pod %s: %w", name, err)
+	}
+	return pod.Spec.Containers[0].Image, nil
+}

@@ -1,0 +1,56 @@
+// Package virtapiserver is the virt-api command: the aggregated API
+// subresources.kubevirt.io (start, stop, console, vnc, ...) and the
+// VirtualMachine and VirtualMachineInstance webhooks, on one TLS port
+// behind the virt-api Service.
+package virtapiserver
+
+import (
+	"context"
+	"crypto/x509"
+	"flag"
+	"net/http"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
+	"github.com/virtflow/virtflow/version"
+)
+
+// Main runs virt-api until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	var certDir string
+	cmd := manager.Command{Name: "virt-api", Flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&certDir, "cert-dir", kubevirt.VirtAPICertDir, "directory of the serving tls.crt and tls.key")
+	}}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		return manager.ServeTLS(mgr, "virt-api", certDir, handlers(mgr))
+	})
+}
+
+// handlers serve the webhooks and, for everything else, the aggregated
+// API, whose requests are authenticated by the aggregator's client CA.
+func handlers(mgr ctrl.Manager) manager.Build {
+	return func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
+		clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, mgr.GetAPIReader())
+		if err != nil {
+			return nil, nil, err
+		}
+		c := mgr.GetClient()
+		api := &virtapi.Server{
+			Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: mgr.GetAPIReader(),
+			Nodes:        &virtapi.NodeAgents{Client: mgr.GetAPIReader(), Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
+			Authenticate: virtapi.ProxyAuthenticator(allowed),
+		}
+		mux := http.NewServeMux()
+		for path, h := range virtapi.Webhooks(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader()) {
+			mux.Handle(path, h)
+		}
+		mux.Handle("/", api.Handler())
+		return mux, clientCAs, nil
+	}
+}

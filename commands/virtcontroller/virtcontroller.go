@@ -1,0 +1,41 @@
+// Package virtcontroller is the virt-controller command: the VirtualMachine
+// and VirtualMachineInstance controllers, which render launcher pods, with
+// one leader among its replicas.
+package virtcontroller
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/operators/kubevirt/vm"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmi"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmireplicaset"
+	"github.com/virtflow/virtflow/operators/kubevirt/vmpool"
+)
+
+// Main runs virt-controller until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	cmd := manager.Command{Name: "virt-controller", LeaderElectionID: "virt-controller"}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+		rec := mgr.GetEventRecorderFor("virt-controller")
+		if err := (&vmi.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachineInstance controller: %w", err)
+		}
+		if err := (&vm.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachine controller: %w", err)
+		}
+		rs := &vmireplicaset.Reconciler{Client: mgr.GetClient(), Recorder: rec, APIReader: mgr.GetAPIReader()}
+		if err := rs.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachineInstanceReplicaSet controller: %w", err)
+		}
+		pools := &vmpool.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: rec}
+		if err := pools.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the VirtualMachinePool controller: %w", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,78 @@
+// Package virthandler is the virt-handler command, one per node from its
+// DaemonSet: it hands the node's launcher pods their VMIs, reports their
+// state, serves consoles to virt-api, and runs the node's Temporal worker
+// for node-local disk work.
+package virthandler
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/workloads"
+	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/wire/launcherpod"
+	"github.com/virtflow/virtflow/worker"
+)
+
+type flags struct {
+	kubeconfig, kubeletRoot, nodeDir string
+	temporal                         *manager.Temporal
+}
+
+// Main runs virt-handler until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	var f flags
+	fs := flag.NewFlagSet("virt-handler", flag.ContinueOnError)
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig; the pod's service account when empty")
+	fs.StringVar(&f.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on this node")
+	fs.StringVar(&f.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "per-node state, in a directory named after the node")
+	f.temporal = manager.TemporalFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	node := os.Getenv(workloads.NodeNameEnv)
+	if node == "" {
+		return errors.New("virt-handler needs its node's name in " + workloads.NodeNameEnv)
+	}
+	return run(ctx, f, node)
+}
+
+func run(ctx context.Context, f flags, node string) error {
+	mgr, err := manager.New(manager.Options{Kubeconfig: f.kubeconfig})
+	if err != nil {
+		return err
+	}
+	cfg := handler.Config{
+		NodeName: node, NodeIP: manager.PodIP(), KubeletRoot: f.kubeletRoot,
+		Dir: filepath.Join(f.nodeDir, node), Namespace: manager.Namespace(),
+		UID: launcherpod.User, GID: launcherpod.User, DomainType: handler.DetectDomainType(),
+	}
+	if err := handler.Setup(mgr, cfg); err != nil {
+		return err
+	}
+	tc, err := f.temporal.Dial()
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	direct, err := manager.Direct(mgr)
+	if err != nil {
+		return err
+	}
+	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("starting node worker of %s: %w", node, err)
+	}
+	defer w.Stop()
+	slog.Info("virt-handler starting", "node", node, "domainType", cfg.DomainType, "address", cfg.NodeIP)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running virt-handler: %w", err)
+	}
+	return nil
+}

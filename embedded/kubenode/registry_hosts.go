@@ -1,0 +1,36 @@
+package kubenode
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+)
+
+// RegistryName is the registry name images in the node's own registry
+// carry; containerd sends it to the registry at RegistryAddress.
+const RegistryName = "registry.virtflow.local"
+
+// RegistryPort is where the node's registry listens, on the node IP.
+const RegistryPort = 5000
+
+// RegistryAddress is the node registry's host:port.
+func (n *Node) RegistryAddress() string {
+	return net.JoinHostPort(n.IP().String(), strconv.Itoa(RegistryPort))
+}
+
+// writeRegistryHosts tells containerd to reach the node's registry, by its
+// name or its address, over plain HTTP: it is local to the node. The
+// registry also mirrors docker.io, as a cluster without internet access
+// has it: an image pushed as virtflow/test-guest is what a containerDisk
+// naming virtflow/test-guest gets.
+func (n *Node) writeRegistryHosts() error {
+	server := "http://" + n.RegistryAddress()
+	hosts := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n", server, server)
+	for _, name := range []string{RegistryName, n.RegistryAddress()} {
+		if err := writeFile(n.path("certs.d", name, "hosts.toml"), []byte(hosts)); err != nil {
+			return err
+		}
+	}
+	mirror := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "https://registry-1.docker.io", server)
+	return writeFile(n.path("certs.d", "docker.io", "hosts.toml"), []byte(mirror))
+}
