@@ -23,7 +23,6 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
 )
@@ -42,7 +41,7 @@ type benchRow struct {
 func TestBench(t *testing.T) {
 	qemuNode := nodeConfig(t)
 	simNode := simulatedNode(t, "virtflow-sim-1")
-	svc := services(t, platform.ServicesConfig{SkipHCO: true, SkipComponentOperators: true,
+	svc := services(t, ServicesConfig{SkipHCO: true, SkipComponentOperators: true,
 		Nodes: []handler.Config{qemuNode, simNode}})
 	bench := &bencher{t: t, client: fastClient(t)}
 	runs := envInt("BENCH_RUNS", 3)

@@ -143,23 +143,6 @@ func newClient(cfg *rest.Config) (crclient.Client, error) {
 	return crclient.New(cfg, crclient.Options{Scheme: scheme})
 }
 
-// services starts in-process operators; the test stops them at its end.
-func services(t *testing.T, cfg platform.ServicesConfig) *platform.Services {
-	t.Helper()
-	cfg.KubeconfigPath = env.cp.ComponentKubeconfigPath()
-	cfg.TemporalAddress = env.temporal.FrontendAddress()
-	if cfg.CertDir == "" {
-		cfg.CertDir = filepath.Join(t.TempDir(), "certs")
-	}
-	cfg.Log = logFile(t, "services")
-	s, err := platform.StartServices(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("starting services: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Stop() })
-	return s
-}
-
 // logFile collects a component's log outside the test's own output, which
 // must not be written after the test ends; its path is printed on failure.
 func logFile(t *testing.T, name string) *os.File {

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virtflow/virtflow/version"
+
 	"github.com/stretchr/testify/require"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/virtflow/virtflow/embedded/platform"
 )
 
 // upstreamVirtctl runs the unmodified upstream KubeVirt virtctl built by
@@ -58,7 +58,7 @@ func TestUpstreamVirtctlDrivesAVM(t *testing.T) {
 	defer deleteVM(t, n.c, vm)
 	key := crclient.ObjectKeyFromObject(vm)
 
-	require.Contains(t, u.run(t, "version"), `Server Version: version.Info{GitVersion:"`+platform.Version)
+	require.Contains(t, u.run(t, "version"), `Server Version: version.Info{GitVersion:"`+version.Base)
 	require.Contains(t, u.run(t, "start", "vmup"), "VM vmup was scheduled to start")
 	runningVMI(t, n.c, key)
 

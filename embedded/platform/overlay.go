@@ -60,6 +60,26 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 	return waitEstablished(ctx, c, crds)
 }
 
+// The webhook configurations an earlier release registered for webhooks
+// served in its own process; the benchmark's in-process services use them
+// still.
+
+// WebhookConfigName is the ValidatingWebhookConfiguration of hco-webhook.
+const WebhookConfigName = "virtflow-hco-webhook"
+
+// VirtAPIValidatorName is virt-api's ValidatingWebhookConfiguration.
+const VirtAPIValidatorName = "virtflow-virt-api-validator"
+
+// MutatingConfigName is virt-api's MutatingWebhookConfiguration.
+const MutatingConfigName = "virtflow-virt-api-mutator"
+
+// HCOMutatingConfigName is hco-webhook's MutatingWebhookConfiguration.
+const HCOMutatingConfigName = "virtflow-hco-mutator"
+
+// HPPValidatorName is hostpath-provisioner-operator's
+// ValidatingWebhookConfiguration.
+const HPPValidatorName = "virtflow-hpp-validator"
+
 // removeInProcessWebhooks deletes the webhook configurations an earlier
 // release's `up` pointed at its own process: left behind, the API server
 // would call a port nobody serves and refuse what they match.

@@ -1,4 +1,6 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"net"

@@ -1,4 +1,6 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"context"
@@ -7,11 +9,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/virtflow/virtflow/embedded/platform"
+
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/commands/cdicontroller"
-	"github.com/virtflow/virtflow/embedded/components"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/hostpath"
@@ -32,7 +35,7 @@ func (s *Services) register(mgr ctrl.Manager, cfg ServicesConfig) error {
 		r := &hyperconverged.Reconciler{
 			Client: mgr.GetClient(), Temporal: s.temporal, TaskQueue: worker.ControlTaskQueue,
 			Recorder: mgr.GetEventRecorderFor("hyperconverged-operator"), Version: Version,
-			Namespace: Namespace,
+			Namespace: platform.Namespace,
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up hco-operator: %w", err)
@@ -61,13 +64,13 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 		kubevirt.Kind(Version), cdi.Kind(Version), networkaddonsconfig.Kind(Version),
 		ssp.Kind(Version), hostpathprovisioner.Kind(Version),
 	}
-	factories := map[string]components.Factory{}
+	factories := map[string]Factory{}
 	for _, k := range kinds {
 		for _, name := range k.Components {
 			factories[name] = apiHealthFactory(disc)
 		}
 	}
-	s.runtime = components.NewRuntime(factories)
+	s.runtime = NewRuntime(factories)
 	cfgr := &cdiconfig.Reconciler{Client: mgr.GetClient()}
 	if s.upload != nil {
 		cfgr.UploadProxyURL, cfgr.UploadProxyCA = s.upload.url, s.upload.ca
@@ -90,7 +93,7 @@ func (s *Services) registerComponentOperators(mgr ctrl.Manager) error {
 // apiHealthFactory builds a component whose health check fails when the
 // component cannot reach the kube-apiserver, the one dependency every
 // component has before it can do any work.
-func apiHealthFactory(disc discovery.DiscoveryInterface) components.Factory {
+func apiHealthFactory(disc discovery.DiscoveryInterface) Factory {
 	return func(ctx context.Context) (http.Handler, error) {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {

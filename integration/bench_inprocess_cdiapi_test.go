@@ -1,4 +1,6 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"context"
@@ -9,6 +11,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"time"
+
+	"github.com/virtflow/virtflow/embedded/platform"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +35,7 @@ const (
 // signingKey reads cdi-apiserver's token key, creating it on first start,
 // so tokens stay valid across restarts and every proxy verifies them.
 func signingKey(ctx context.Context, c client.Client) (ed25519.PrivateKey, error) {
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: signingKeySecret}}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: platform.Namespace, Name: signingKeySecret}}
 	var key ed25519.PrivateKey
 	_, err := controllerutil.CreateOrUpdate(ctx, c, sec, func() error {
 		if sec.Data == nil {
@@ -79,7 +83,7 @@ func newUploadProxyEndpoint(certDir, address string) (*uploadProxyEndpoint, erro
 	if err != nil {
 		return nil, fmt.Errorf("listening for cdi-uploadproxy: %w", err)
 	}
-	hosts := []string{"cdi-uploadproxy." + Namespace + ".svc", "localhost", "127.0.0.1"}
+	hosts := []string{"cdi-uploadproxy." + platform.Namespace + ".svc", "localhost", "127.0.0.1"}
 	bundle, _, err := webhookcert.Ensure(certDir, hosts, webhookcert.DefaultPolicy, time.Now())
 	if err != nil {
 		l.Close()

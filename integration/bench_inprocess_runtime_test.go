@@ -1,9 +1,12 @@
-// Package components runs the workloads that component operators deploy
-// (virt-api, cdi-apiserver, kubemacpool, ...) inside the embedded all-in-one
-// process, where there is no kubelet to run their Deployments. Each runs its
-// own HTTP server on 127.0.0.1, and health is always probed over that
-// server, so a hung or stopped component reads as unhealthy.
-package components
+//go:build integration && bench
+
+package integration
+
+// The benchmark runs the workloads that component operators deploy
+// (virt-api, cdi-apiserver, ...) inside its own process, beside the
+// simulated node's agent, so mass-create figures are not bounded by one
+// kubelet. Each runs its own HTTP server on 127.0.0.1, and health is always
+// probed over that server, so a hung or stopped workload reads as unhealthy.
 
 import (
 	"context"

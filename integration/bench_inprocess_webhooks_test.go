@@ -1,4 +1,6 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"context"
@@ -17,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/kube/webhookcert"
 	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/operators/cdi/dataimportcron"
@@ -26,22 +29,6 @@ import (
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
 	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
-
-// WebhookConfigName is the ValidatingWebhookConfiguration of hco-webhook.
-const WebhookConfigName = "virtflow-hco-webhook"
-
-// VirtAPIValidatorName is virt-api's ValidatingWebhookConfiguration.
-const VirtAPIValidatorName = "virtflow-virt-api-validator"
-
-// MutatingConfigName is virt-api's MutatingWebhookConfiguration.
-const MutatingConfigName = "virtflow-virt-api-mutator"
-
-// HCOMutatingConfigName is hco-webhook's MutatingWebhookConfiguration.
-const HCOMutatingConfigName = "virtflow-hco-mutator"
-
-// HPPValidatorName is hostpath-provisioner-operator's
-// ValidatingWebhookConfiguration.
-const HPPValidatorName = "virtflow-hpp-validator"
 
 // webhookSet is the admission webhooks of hco-webhook, virt-api and
 // hostpath-provisioner-operator: one TLS server, its rotated certificates
@@ -95,7 +82,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks, hppHook bo
 	if !hcoHooks {
 		return
 	}
-	for path, h := range hyperconverged.Webhooks(mgr.GetClient(), mgr.GetAPIReader(), dec, Namespace) {
+	for path, h := range hyperconverged.Webhooks(mgr.GetClient(), mgr.GetAPIReader(), dec, platform.Namespace) {
 		w.server.Register(path, h)
 	}
 }
@@ -126,29 +113,29 @@ func (w *webhookSet) apply(ctx context.Context, c client.Client) error {
 	}
 	if w.hpp {
 		hooks := []admissionregistrationv1.ValidatingWebhook{hostpathprovisioner.ValidatingWebhook(w.clientConfig)}
-		if err := applyValidating(ctx, c, HPPValidatorName, hooks); err != nil {
+		if err := applyValidating(ctx, c, platform.HPPValidatorName, hooks); err != nil {
 			return err
 		}
 	}
 	if !w.virtAPI {
 		return nil
 	}
-	if err := applyValidating(ctx, c, VirtAPIValidatorName, w.validating(false, true)); err != nil {
+	if err := applyValidating(ctx, c, platform.VirtAPIValidatorName, w.validating(false, true)); err != nil {
 		return err
 	}
-	return applyMutating(ctx, c, MutatingConfigName, w.mutating())
+	return applyMutating(ctx, c, platform.MutatingConfigName, w.mutating())
 }
 
 // applyHCO writes hco-webhook's configurations and the namespace policy
 // hco-operator keeps upstream.
 func (w *webhookSet) applyHCO(ctx context.Context, c client.Client) error {
-	if err := applyValidating(ctx, c, WebhookConfigName, w.validating(true, false)); err != nil {
+	if err := applyValidating(ctx, c, platform.WebhookConfigName, w.validating(true, false)); err != nil {
 		return err
 	}
-	if err := applyMutating(ctx, c, HCOMutatingConfigName, hyperconverged.MutatingWebhooks(w.clientConfig, Namespace)); err != nil {
+	if err := applyMutating(ctx, c, platform.HCOMutatingConfigName, hyperconverged.MutatingWebhooks(w.clientConfig, platform.Namespace)); err != nil {
 		return err
 	}
-	policy, binding, err := hyperconverged.NamespacePolicy(ctx, c, Namespace)
+	policy, binding, err := hyperconverged.NamespacePolicy(ctx, c, platform.Namespace)
 	if err != nil {
 		return err
 	}

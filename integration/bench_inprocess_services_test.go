@@ -1,4 +1,6 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"context"
@@ -9,7 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"testing"
 	"time"
+
+	"github.com/virtflow/virtflow/version"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
@@ -24,15 +29,14 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/virtflow/virtflow/embedded/components"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
 
-// Version is what operators report as their version.
-const Version = "v0.1.0"
+// Version is what the in-process operators report as their version.
+const Version = version.Base
 
 // ServicesConfig selects which in-process services run and where they connect.
 type ServicesConfig struct {
@@ -70,7 +74,7 @@ type Services struct {
 	temporal client.Client
 	worker   sdkworker.Worker
 	nodeWork []sdkworker.Worker
-	runtime  *components.Runtime
+	runtime  *Runtime
 	webhooks *webhookSet
 	stopOnce sync.Once
 	stopErr  error
@@ -237,4 +241,21 @@ func (s *Services) stop() error {
 	}
 	s.temporal.Close()
 	return errors.Join(errs...)
+}
+
+// services starts in-process operators; the test stops them at its end.
+func services(t *testing.T, cfg ServicesConfig) *Services {
+	t.Helper()
+	cfg.KubeconfigPath = env.cp.ComponentKubeconfigPath()
+	cfg.TemporalAddress = env.temporal.FrontendAddress()
+	if cfg.CertDir == "" {
+		cfg.CertDir = filepath.Join(t.TempDir(), "certs")
+	}
+	cfg.Log = logFile(t, "services")
+	s, err := StartServices(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("starting services: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	return s
 }

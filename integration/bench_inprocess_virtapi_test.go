@@ -1,4 +1,6 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"context"
@@ -8,6 +10,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"time"
+
+	"github.com/virtflow/virtflow/embedded/platform"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +52,7 @@ func startVirtAPI(ctx context.Context, c client.Client, certDir string) error {
 		handler: func(auth func(*http.Request) error) http.Handler {
 			srv := &virtapi.Server{
 				Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: c,
-				Nodes:        &virtapi.NodeAgents{Client: c, Namespace: Namespace, TokenSecret: handler.TokenSecret},
+				Nodes:        &virtapi.NodeAgents{Client: c, Namespace: platform.Namespace, TokenSecret: handler.TokenSecret},
 				Authenticate: auth,
 			}
 			return srv.Handler()
@@ -58,7 +62,7 @@ func startVirtAPI(ctx context.Context, c client.Client, certDir string) error {
 
 // serveAggregated serves api over TLS on 127.0.0.1 and registers it.
 func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) error {
-	host := api.service + "." + Namespace + ".svc"
+	host := api.service + "." + platform.Namespace + ".svc"
 	bundle, _, err := webhookcert.Ensure(api.certDir, []string{host, "localhost", "127.0.0.1"}, webhookcert.DefaultPolicy, time.Now())
 	if err != nil {
 		return err
@@ -84,7 +88,7 @@ func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) er
 }
 
 func registerAPIService(ctx context.Context, c client.Client, api aggregatedAPI, port int, bundle []byte) error {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: api.service}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: platform.Namespace, Name: api.service}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, c, svc, func() error {
 		svc.Spec = corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost"}
 		return nil
@@ -99,7 +103,7 @@ func registerAPIService(ctx context.Context, c client.Client, api aggregatedAPI,
 		"group": api.group, "version": api.version,
 		"groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
 		"caBundle": bundle,
-		"service":  map[string]any{"namespace": Namespace, "name": api.service, "port": int64(port)},
+		"service":  map[string]any{"namespace": platform.Namespace, "name": api.service, "port": int64(port)},
 	}
 	if err := c.Patch(ctx, apiSvc, client.Apply, client.FieldOwner(api.service), client.ForceOwnership); err != nil {
 		return fmt.Errorf("registering APIService %s: %w", api.apiService, err)

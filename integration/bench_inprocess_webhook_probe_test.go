@@ -1,10 +1,14 @@
-package platform
+//go:build integration && bench
+
+package integration
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/virtflow/virtflow/embedded/platform"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -60,7 +64,7 @@ func (w *webhookSet) waitLive(ctx context.Context, c client.Client) error {
 // hcoProbe is a HyperConverged hco-webhook refuses: its CA would live one
 // minute.
 func hcoProbe() *hcov1beta1.HyperConverged {
-	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: "webhook-probe"}}
+	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: platform.Namespace, Name: "webhook-probe"}}
 	hc.Spec.CertConfig.CA.Duration = &metav1.Duration{Duration: time.Minute}
 	return hc
 }
