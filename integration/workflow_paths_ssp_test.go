@@ -8,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	sspc "github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // scriptedTasks is the durable tasks' one activity, answering per task.
@@ -39,8 +40,8 @@ func sspPathRuns() []pathRun {
 		CleanupVM:   sspc.Params{Strings: map[string]string{"delete": "true"}}}
 	taskIn := func(string) any { return task }
 	pipelineIn := func(string) any { return pipeline }
-	step := func(by map[string]func(context.Context) (sspc.TaskResult, error)) map[string]any {
-		return map[string]any{sspc.RunTaskStepName: scriptedTasks(by)}
+	step := func(by map[string]func(context.Context) (sspc.TaskResult, error)) []typed.ActivityBinding {
+		return []typed.ActivityBinding{sspc.RunTaskStep.Bind(scriptedTasks(by))}
 	}
 	const dir = "workflows/ssp/testdata/"
 	return []pathRun{

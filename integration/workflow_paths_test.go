@@ -19,6 +19,7 @@ import (
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	hcoc "github.com/virtflow/virtflow/contracts/hco"
 	sspc "github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/typed"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 	sspwf "github.com/virtflow/virtflow/workflows/ssp"
@@ -29,10 +30,13 @@ import (
 // on demand: a failure the activity returns, or a cancellation once the
 // activity named by cancelAt is running (it heartbeats until cancelled).
 type pathRun struct {
-	file       string // testdata history, relative to the repository root
-	workflow   string
-	input      func(node string) any
-	activities map[string]any // activity type → scripted implementation
+	file     string // testdata history, relative to the repository root
+	workflow string
+	input    func(node string) any
+	// activities are the scripted implementations, bound through the
+	// contracts' descriptors so that a script of the wrong signature does
+	// not compile.
+	activities []typed.ActivityBinding
 	cancelAt   string
 	// cancelAtCount is how many cancelAt activities are scheduled before
 	// the cancellation (1 when zero): the durable pipeline runs all its
@@ -94,60 +98,60 @@ func pathRuns() []pathRun {
 	}
 	return append(sspPathRuns(), []pathRun{
 		{file: "workflows/hco/testdata/install_failed.json", workflow: hcoc.InstallWorkflowName, input: installIn,
-			activities: map[string]any{hcoc.PlanComponentsName: func(context.Context, hcoc.HyperConvergedRef) ([]hcoc.ComponentRef, error) {
+			activities: []typed.ActivityBinding{hcoc.PlanComponents.Bind(func(context.Context, hcoc.HyperConvergedRef) ([]hcoc.ComponentRef, error) {
 				return nil, nonRetryable("HyperConverged kubevirt-hyperconverged/kubevirt-hyperconverged (uid paths) no longer exists", hcoc.ErrHyperConvergedGone)
-			}},
+			})},
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, ran: []string{hcoc.PlanComponentsName}},
 		{file: "workflows/hco/testdata/install_cancelled.json", workflow: hcoc.InstallWorkflowName, input: installIn,
-			activities: map[string]any{hcoc.PlanComponentsName: plan, hcoc.EnsureComponentName: ensure, hcoc.DeleteComponentsName: deleted,
-				hcoc.WaitComponentAvailableName: func(ctx context.Context, _ hcoc.ComponentRef) (hcoc.ComponentStatus, error) {
+			activities: []typed.ActivityBinding{hcoc.PlanComponents.Bind(plan), hcoc.EnsureComponent.Bind(ensure), hcoc.DeleteComponents.Bind(deleted),
+				hcoc.WaitComponentAvailable.Bind(func(ctx context.Context, _ hcoc.ComponentRef) (hcoc.ComponentStatus, error) {
 					return hcoc.ComponentStatus{}, untilCancelled(ctx)
-				}},
+				})},
 			cancelAt: hcoc.WaitComponentAvailableName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, ran: []string{hcoc.DeleteComponentsName}},
 		{file: "workflows/hco/testdata/uninstall_failed.json", workflow: hcoc.UninstallWorkflowName, input: uninstallIn,
-			activities: map[string]any{hcoc.DeleteComponentsName: func(context.Context, []hcoc.ComponentRef) error {
+			activities: []typed.ActivityBinding{hcoc.DeleteComponents.Bind(func(context.Context, []hcoc.ComponentRef) error {
 				return nonRetryable(`cdis.cdi.kubevirt.io "cdi-kubevirt-hyperconverged" is forbidden`, "Forbidden")
-			}},
+			})},
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, ran: []string{hcoc.DeleteComponentsName}},
 		{file: "workflows/hco/testdata/uninstall_cancelled.json", workflow: hcoc.UninstallWorkflowName, input: uninstallIn,
-			activities: map[string]any{hcoc.DeleteComponentsName: deleted,
-				hcoc.WaitComponentsGoneName: func(ctx context.Context, _ []hcoc.ComponentRef) error { return untilCancelled(ctx) }},
+			activities: []typed.ActivityBinding{hcoc.DeleteComponents.Bind(deleted),
+				hcoc.WaitComponentsGone.Bind(func(ctx context.Context, _ []hcoc.ComponentRef) error { return untilCancelled(ctx) })},
 			cancelAt: hcoc.WaitComponentsGoneName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED},
 		{file: "workflows/cdi/testdata/import_failed.json", workflow: cdic.ImportWorkflowName, input: importInput,
-			activities: map[string]any{cdic.ImportDiskName: func(context.Context, cdic.ImportRequest) (cdic.ImportResult, error) {
+			activities: []typed.ActivityBinding{cdic.ImportDisk.Bind(func(context.Context, cdic.ImportRequest) (cdic.ImportResult, error) {
 				return cdic.ImportResult{}, nonRetryable("Unable to connect to http data source: expected status code 200, got 404. Status: 404 Not Found", cdic.ErrTypeSourceUnreachable)
-			}},
+			})},
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED},
 		{file: "workflows/cdi/testdata/import_cancelled.json", workflow: cdic.ImportWorkflowName, input: importInput,
-			activities: map[string]any{cdic.ImportDiskName: fill, cdic.CleanupDiskName: cleanup},
+			activities: []typed.ActivityBinding{cdic.ImportDisk.Bind(fill), cdic.CleanupDisk.Bind(cleanup)},
 			cancelAt:   cdic.ImportDiskName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, ran: []string{cdic.CleanupDiskName}},
 		{file: "workflows/cdi/testdata/upload_failed.json", workflow: cdic.UploadWorkflowName, input: importInput,
-			activities: map[string]any{cdic.ReceiveUploadName: tooSmall}, want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED},
+			activities: []typed.ActivityBinding{cdic.ReceiveUpload.Bind(tooSmall)}, want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED},
 		{file: "workflows/cdi/testdata/upload_cancelled.json", workflow: cdic.UploadWorkflowName, input: importInput,
-			activities: map[string]any{cdic.ReceiveUploadName: fill, cdic.CleanupDiskName: cleanup},
+			activities: []typed.ActivityBinding{cdic.ReceiveUpload.Bind(fill), cdic.CleanupDisk.Bind(cleanup)},
 			cancelAt:   cdic.ReceiveUploadName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, ran: []string{cdic.CleanupDiskName}},
 		{file: "workflows/cdi/testdata/clone_failed.json", workflow: cdic.CloneWorkflowName, input: cloneIn,
-			activities: map[string]any{cdic.CloneDiskName: func(context.Context, cdic.CloneRequest) (cdic.ImportResult, error) {
+			activities: []typed.ActivityBinding{cdic.CloneDisk.Bind(func(context.Context, cdic.CloneRequest) (cdic.ImportResult, error) {
 				return cdic.ImportResult{}, nonRetryable("target size 33554432 is smaller than the source's 100663296", cdic.ErrTypeTargetTooSmall)
-			}},
+			})},
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED},
 		{file: "workflows/cdi/testdata/clone_cancelled.json", workflow: cdic.CloneWorkflowName, input: cloneIn,
-			activities: map[string]any{cdic.CleanupDiskName: cleanup, cdic.CloneDiskName: func(ctx context.Context, _ cdic.CloneRequest) (cdic.ImportResult, error) {
+			activities: []typed.ActivityBinding{cdic.CleanupDisk.Bind(cleanup), cdic.CloneDisk.Bind(func(ctx context.Context, _ cdic.CloneRequest) (cdic.ImportResult, error) {
 				return cdic.ImportResult{}, untilCancelled(ctx)
-			}},
+			})},
 			cancelAt: cdic.CloneDiskName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, ran: []string{cdic.CleanupDiskName}},
 		{file: "workflows/cdi/testdata/cron_failed.json", workflow: cdic.PollCronWorkflowName, input: cronIn,
-			activities: map[string]any{cdic.RecordPollName: record, cdic.CheckSourceName: func(context.Context, cdic.CronRef) (cdic.SourceState, error) {
+			activities: []typed.ActivityBinding{cdic.RecordPoll.Bind(record), cdic.CheckSource.Bind(func(context.Context, cdic.CronRef) (cdic.SourceState, error) {
 				return cdic.SourceState{}, nonRetryable("DataImportCron golden/fedora-cron: the template has no registry or http URL to poll", cdic.ErrTypeUnsupportedSource)
-			}},
+			})},
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, ran: []string{cdic.RecordPollName}},
 		{file: "workflows/cdi/testdata/cron_cancelled.json", workflow: cdic.PollCronWorkflowName, input: cronIn,
-			activities: map[string]any{cdic.RecordPollName: record,
-				cdic.CheckSourceName: func(context.Context, cdic.CronRef) (cdic.SourceState, error) {
+			activities: []typed.ActivityBinding{cdic.RecordPoll.Bind(record),
+				cdic.CheckSource.Bind(func(context.Context, cdic.CronRef) (cdic.SourceState, error) {
 					return cdic.SourceState{Digest: "sha256:new", DataVolume: "fedora-0123456789ab"}, nil
-				},
-				cdic.EnsureImportName: func(context.Context, cdic.ImportTarget) error { return nil },
-				cdic.WaitImportedName: func(ctx context.Context, _ cdic.ImportTarget) error { return untilCancelled(ctx) }},
+				}),
+				cdic.EnsureImport.Bind(func(context.Context, cdic.ImportTarget) error { return nil }),
+				cdic.WaitImported.Bind(func(ctx context.Context, _ cdic.ImportTarget) error { return untilCancelled(ctx) })},
 			cancelAt: cdic.WaitImportedName, want: enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED},
 	}...)
 }
@@ -174,10 +178,8 @@ func runPath(t *testing.T, i int, run pathRun) {
 	hcowf.RegisterWorkflows(control)
 	cdiwf.RegisterWorkflows(control)
 	sspwf.RegisterWorkflows(control)
-	for name, fn := range run.activities {
-		for _, w := range []worker.Worker{control, node} {
-			w.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
-		}
+	for _, w := range []worker.Worker{control, node} {
+		typed.RegisterActivities(w, run.activities...)
 	}
 	for _, w := range []worker.Worker{control, node} {
 		require.NoError(t, w.Start())

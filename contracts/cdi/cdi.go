@@ -5,6 +5,8 @@
 // effects.
 package cdi
 
+import "github.com/virtflow/virtflow/contracts/typed"
+
 // Workflow type names; constants so that renaming a Go function never
 // changes what recorded histories refer to.
 const (
@@ -12,6 +14,15 @@ const (
 	UploadWorkflowName   = "cdi.UploadDataVolume"
 	CloneWorkflowName    = "cdi.CloneDataVolume"
 	PollCronWorkflowName = "cdi.PollDataImportCron"
+)
+
+// The CDI workflows, typed, so that registering a function of another
+// signature under their names does not compile.
+var (
+	ImportWorkflow   = typed.Workflow[ImportInput, ImportResult]{Name: ImportWorkflowName}
+	UploadWorkflow   = typed.Workflow[ImportInput, ImportResult]{Name: UploadWorkflowName}
+	CloneWorkflow    = typed.Workflow[CloneInput, ImportResult]{Name: CloneWorkflowName}
+	PollCronWorkflow = typed.Workflow[PollCronInput, CronProgress]{Name: PollCronWorkflowName}
 )
 
 // ImportWorkflowID is the import workflow's ID for a DataVolume UID.

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/virtflow/virtflow/contracts/registry"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // DataImportCron activity type names, registered on the control task
@@ -18,6 +17,17 @@ const (
 	WaitImportedName    = "cdicron.WaitImported"
 	PointDataSourceName = "cdicron.PointDataSource"
 	GarbageCollectName  = "cdicron.GarbageCollect"
+)
+
+// The DataImportCron activities, typed; see CronActivities for what each
+// does.
+var (
+	CheckSource     = typed.Activity[CronRef, SourceState]{Name: CheckSourceName}
+	RecordPoll      = typed.VoidActivity[PollRecord]{Name: RecordPollName}
+	EnsureImport    = typed.VoidActivity[ImportTarget]{Name: EnsureImportName}
+	WaitImported    = typed.VoidActivity[ImportTarget]{Name: WaitImportedName}
+	PointDataSource = typed.VoidActivity[ImportTarget]{Name: PointDataSourceName}
+	GarbageCollect  = typed.Activity[ImportTarget, []string]{Name: GarbageCollectName}
 )
 
 // Poll steps, published as the memo's step.
@@ -131,13 +141,16 @@ type CronActivities interface {
 	GarbageCollect(ctx context.Context, t ImportTarget) ([]string, error)
 }
 
-// RegisterCronActivities binds each poll activity type name to its
-// implementation.
+// RegisterCronActivities binds each poll activity to its implementation,
+// through the typed descriptors so that a signature that drifted from the
+// workflow's calls does not compile.
 func RegisterCronActivities(r registry.Activities, a CronActivities) {
-	r.RegisterActivityWithOptions(a.CheckSource, activity.RegisterOptions{Name: CheckSourceName})
-	r.RegisterActivityWithOptions(a.RecordPoll, activity.RegisterOptions{Name: RecordPollName})
-	r.RegisterActivityWithOptions(a.EnsureImport, activity.RegisterOptions{Name: EnsureImportName})
-	r.RegisterActivityWithOptions(a.WaitImported, activity.RegisterOptions{Name: WaitImportedName})
-	r.RegisterActivityWithOptions(a.PointDataSource, activity.RegisterOptions{Name: PointDataSourceName})
-	r.RegisterActivityWithOptions(a.GarbageCollect, activity.RegisterOptions{Name: GarbageCollectName})
+	typed.RegisterActivities(r,
+		CheckSource.Bind(a.CheckSource),
+		RecordPoll.Bind(a.RecordPoll),
+		EnsureImport.Bind(a.EnsureImport),
+		WaitImported.Bind(a.WaitImported),
+		PointDataSource.Bind(a.PointDataSource),
+		GarbageCollect.Bind(a.GarbageCollect),
+	)
 }

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/virtflow/virtflow/contracts/registry"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // Disk activity type names, registered on a node's task queue.
@@ -15,6 +14,16 @@ const (
 	CleanupDiskName   = "storage.CleanupImport"
 	ReceiveUploadName = "storage.ReceiveUpload"
 	CloneDiskName     = "storage.CloneDisk"
+)
+
+// The disk activities, typed; see DiskActivities for what each does.
+var (
+	ImportDisk = typed.Activity[ImportRequest, ImportResult]{Name: ImportDiskName}
+	// CleanupDisk takes the request and removeDisk as two arguments, as
+	// recorded histories hold them.
+	CleanupDisk   = typed.VoidActivity2[ImportRequest, bool]{Name: CleanupDiskName}
+	ReceiveUpload = typed.Activity[ImportRequest, ImportResult]{Name: ReceiveUploadName}
+	CloneDisk     = typed.Activity[CloneRequest, ImportResult]{Name: CloneDiskName}
 )
 
 // DiskFileName is the disk image in a filesystem volume, as CDI writes it.
@@ -123,11 +132,14 @@ type DiskActivities interface {
 	CloneDisk(ctx context.Context, req CloneRequest) (ImportResult, error)
 }
 
-// RegisterDiskActivities binds each disk activity type name to its
-// implementation.
+// RegisterDiskActivities binds each disk activity to its implementation,
+// through the typed descriptors so that a signature that drifted from the
+// workflows' calls does not compile.
 func RegisterDiskActivities(r registry.Activities, a DiskActivities) {
-	r.RegisterActivityWithOptions(a.ImportDisk, activity.RegisterOptions{Name: ImportDiskName})
-	r.RegisterActivityWithOptions(a.CleanupImport, activity.RegisterOptions{Name: CleanupDiskName})
-	r.RegisterActivityWithOptions(a.ReceiveUpload, activity.RegisterOptions{Name: ReceiveUploadName})
-	r.RegisterActivityWithOptions(a.CloneDisk, activity.RegisterOptions{Name: CloneDiskName})
+	typed.RegisterActivities(r,
+		ImportDisk.Bind(a.ImportDisk),
+		CleanupDisk.Bind(a.CleanupImport),
+		ReceiveUpload.Bind(a.ReceiveUpload),
+		CloneDisk.Bind(a.CloneDisk),
+	)
 }

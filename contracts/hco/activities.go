@@ -3,9 +3,8 @@ package hco
 import (
 	"context"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/virtflow/virtflow/contracts/registry"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // Activities are the HCO activities the workflows call by type name, on
@@ -26,11 +25,15 @@ type Activities interface {
 	WaitComponentsGone(ctx context.Context, refs []ComponentRef) error
 }
 
-// RegisterActivities binds each activity type name to its implementation.
+// RegisterActivities binds each activity to its implementation, through
+// the typed descriptors so that a signature that drifted from the
+// workflows' calls does not compile.
 func RegisterActivities(r registry.Activities, a Activities) {
-	r.RegisterActivityWithOptions(a.PlanComponents, activity.RegisterOptions{Name: PlanComponentsName})
-	r.RegisterActivityWithOptions(a.EnsureComponent, activity.RegisterOptions{Name: EnsureComponentName})
-	r.RegisterActivityWithOptions(a.WaitComponentAvailable, activity.RegisterOptions{Name: WaitComponentAvailableName})
-	r.RegisterActivityWithOptions(a.DeleteComponents, activity.RegisterOptions{Name: DeleteComponentsName})
-	r.RegisterActivityWithOptions(a.WaitComponentsGone, activity.RegisterOptions{Name: WaitComponentsGoneName})
+	typed.RegisterActivities(r,
+		PlanComponents.Bind(a.PlanComponents),
+		EnsureComponent.Bind(a.EnsureComponent),
+		WaitComponentAvailable.Bind(a.WaitComponentAvailable),
+		DeleteComponents.Bind(a.DeleteComponents),
+		WaitComponentsGone.Bind(a.WaitComponentsGone),
+	)
 }

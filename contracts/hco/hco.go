@@ -5,6 +5,8 @@
 // without pulling in what the activities use.
 package hco
 
+import "github.com/virtflow/virtflow/contracts/typed"
+
 // Workflow type names. They are constants so that renaming a Go function
 // never changes what recorded histories and running executions refer to.
 const (
@@ -16,6 +18,13 @@ const (
 	UninstallWorkflowName = "hco.UninstallHyperConverged"
 )
 
+// The HCO workflows, typed, so that registering a function of another
+// signature under their names does not compile.
+var (
+	InstallWorkflow   = typed.Workflow[InstallInput, InstallResult]{Name: InstallWorkflowName}
+	UninstallWorkflow = typed.VoidWorkflow[UninstallInput]{Name: UninstallWorkflowName}
+)
+
 // Activity type names, registered on the control task queue.
 const (
 	PlanComponentsName         = "hco.PlanComponents"
@@ -23,6 +32,15 @@ const (
 	WaitComponentAvailableName = "hco.WaitComponentAvailable"
 	DeleteComponentsName       = "hco.DeleteComponents"
 	WaitComponentsGoneName     = "hco.WaitComponentsGone"
+)
+
+// The HCO activities, typed; see Activities for what each does.
+var (
+	PlanComponents         = typed.Activity[HyperConvergedRef, []ComponentRef]{Name: PlanComponentsName}
+	EnsureComponent        = typed.VoidActivity[EnsureComponentInput]{Name: EnsureComponentName}
+	WaitComponentAvailable = typed.Activity[ComponentRef, ComponentStatus]{Name: WaitComponentAvailableName}
+	DeleteComponents       = typed.VoidActivity[[]ComponentRef]{Name: DeleteComponentsName}
+	WaitComponentsGone     = typed.VoidActivity[[]ComponentRef]{Name: WaitComponentsGoneName}
 )
 
 // InstallWorkflowID is the install workflow's ID for a HyperConverged UID.

@@ -3,9 +3,8 @@ package ssp
 import (
 	"context"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/virtflow/virtflow/contracts/registry"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // TaskActivities are the activities the SSP workflows call by type name on
@@ -16,8 +15,9 @@ type TaskActivities interface {
 	RunTaskStep(ctx context.Context, req TaskRequest) (TaskResult, error)
 }
 
-// RegisterTaskActivities binds each activity type name to its
-// implementation.
+// RegisterTaskActivities binds each activity to its implementation,
+// through the typed descriptors so that a signature that drifted from the
+// workflows' calls does not compile.
 func RegisterTaskActivities(r registry.Activities, a TaskActivities) {
-	r.RegisterActivityWithOptions(a.RunTaskStep, activity.RegisterOptions{Name: RunTaskStepName})
+	typed.RegisterActivities(r, RunTaskStep.Bind(a.RunTaskStep))
 }

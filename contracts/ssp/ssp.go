@@ -5,6 +5,8 @@
 // It has no side effects.
 package ssp
 
+import "github.com/virtflow/virtflow/contracts/typed"
+
 // Workflow type names; constants so that renaming a Go function never
 // changes what recorded histories refer to.
 const (
@@ -17,8 +19,18 @@ const (
 	RunTemplatePipelineWorkflowName = "ssp.RunTemplatePipeline"
 )
 
+// The SSP workflows, typed, so that registering a function of another
+// signature under their names does not compile.
+var (
+	RunTektonTaskWorkflow       = typed.Workflow[TaskRequest, TaskResult]{Name: RunTektonTaskWorkflowName}
+	RunTemplatePipelineWorkflow = typed.Workflow[TemplatePipelineInput, TemplatePipelineResult]{Name: RunTemplatePipelineWorkflowName}
+)
+
 // RunTaskStepName is the activity type that runs one task of the catalog.
 const RunTaskStepName = "ssp.RunTaskStep"
+
+// RunTaskStep is the task activity, typed; see TaskActivities.
+var RunTaskStep = typed.Activity[TaskRequest, TaskResult]{Name: RunTaskStepName}
 
 // TaskQueue carries the workflows and the task activity: the control
 // worker's queue.

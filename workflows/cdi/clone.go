@@ -11,5 +11,5 @@ import (
 // copy. Cancelling it removes the partial disk.
 func CloneDataVolume(ctx workflow.Context, in cdi.CloneInput) (cdi.ImportResult, error) {
 	cleanup := cdi.ImportRequest{VolumeDir: in.Request.VolumeDir, Key: in.Request.Key, Namespace: in.Request.Namespace, Claim: in.Request.Claim}
-	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: cdi.CloneDiskName, input: in.Request, cleanup: cleanup})
+	return fillVolume(ctx, fill[cdi.CloneRequest]{dataVolume: in.DataVolume, node: in.Node, activity: cdi.CloneDisk, input: in.Request, cleanup: cleanup})
 }

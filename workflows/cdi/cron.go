@@ -32,8 +32,7 @@ func PollDataImportCron(ctx workflow.Context, in cdi.PollCronInput) (cdi.CronPro
 		return p, err
 	}
 	kube := workflow.WithActivityOptions(ctx, cronKubeOptions())
-	var src cdi.SourceState
-	err := workflow.ExecuteActivity(kube, cdi.CheckSourceName, in).Get(kube, &src)
+	src, err := cdi.CheckSource.Execute(kube, in)
 	if err != nil {
 		err = fmt.Errorf("checking the source of DataImportCron %s/%s: %w", in.Namespace, in.Name, err)
 	}
@@ -41,7 +40,7 @@ func PollDataImportCron(ctx workflow.Context, in cdi.PollCronInput) (cdi.CronPro
 		// A failed check is recorded too: the poll happened, and the
 		// write is what shows its failure on the cron promptly.
 		rec := cdi.PollRecord{Cron: in, Time: polled, Digest: src.Digest}
-		if rerr := workflow.ExecuteActivity(kube, cdi.RecordPollName, rec).Get(kube, nil); rerr != nil {
+		if rerr := cdi.RecordPoll.Execute(kube, rec); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("recording the poll on DataImportCron %s/%s: %w", in.Namespace, in.Name, rerr))
 		}
 	}
@@ -68,27 +67,29 @@ func importDigest(ctx, kube workflow.Context, t cdi.ImportTarget, p *cdi.CronPro
 	if err := publishCron(ctx, *p); err != nil {
 		return err
 	}
-	if err := workflow.ExecuteActivity(kube, cdi.EnsureImportName, t).Get(kube, nil); err != nil {
+	if err := cdi.EnsureImport.Execute(kube, t); err != nil {
 		return fmt.Errorf("creating DataVolume %s: %w", t.DataVolume, err)
 	}
 	wait := workflow.WithActivityOptions(ctx, cronWaitOptions())
-	if err := workflow.ExecuteActivity(wait, cdi.WaitImportedName, t).Get(wait, nil); err != nil {
+	if err := cdi.WaitImported.Execute(wait, t); err != nil {
 		return fmt.Errorf("importing DataVolume %s: %w", t.DataVolume, err)
 	}
 	p.Step = cdi.CronStepPointing
 	if err := publishCron(ctx, *p); err != nil {
 		return err
 	}
-	if err := workflow.ExecuteActivity(kube, cdi.PointDataSourceName, t).Get(kube, nil); err != nil {
+	if err := cdi.PointDataSource.Execute(kube, t); err != nil {
 		return fmt.Errorf("pointing the DataSource at %s: %w", t.DataVolume, err)
 	}
 	p.Step = cdi.CronStepCollect
 	if err := publishCron(ctx, *p); err != nil {
 		return err
 	}
-	if err := workflow.ExecuteActivity(kube, cdi.GarbageCollectName, t).Get(kube, &p.Deleted); err != nil {
+	deleted, err := cdi.GarbageCollect.Execute(kube, t)
+	if err != nil {
 		return fmt.Errorf("garbage-collecting old imports: %w", err)
 	}
+	p.Deleted = deleted
 	return nil
 }
 

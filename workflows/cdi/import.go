@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // ImportDataVolume writes the source into the volume on its node. A
@@ -20,20 +21,22 @@ import (
 // fails the workflow. Cancelling it removes the partial disk and scratch
 // files.
 func ImportDataVolume(ctx workflow.Context, in cdi.ImportInput) (cdi.ImportResult, error) {
-	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: cdi.ImportDiskName, input: in.Request, cleanup: in.Request})
+	return fillVolume(ctx, fill[cdi.ImportRequest]{dataVolume: in.DataVolume, node: in.Node, activity: cdi.ImportDisk, input: in.Request, cleanup: in.Request})
 }
 
-// fill is one data-path activity into a volume on its node.
-type fill struct {
-	dataVolume, node, activity string
-	input                      any
+// fill is one data-path activity into a volume on its node; it is generic
+// so that the activity and its input are checked against each other.
+type fill[In any] struct {
+	dataVolume, node string
+	activity         typed.Activity[In, cdi.ImportResult]
+	input            In
 	// cleanup names the volume and scratch space to clear.
 	cleanup cdi.ImportRequest
 }
 
 // fillVolume runs the data-path activity, with cleanup of partial data
 // when cancelled.
-func fillVolume(ctx workflow.Context, in fill) (res cdi.ImportResult, err error) {
+func fillVolume[In any](ctx workflow.Context, in fill[In]) (res cdi.ImportResult, err error) {
 	if err := publish(ctx, cdi.ImportProgress{Step: cdi.StepImporting}); err != nil {
 		return res, err
 	}
@@ -44,14 +47,15 @@ func fillVolume(ctx workflow.Context, in fill) (res cdi.ImportResult, err error)
 		}
 		dctx, _ := workflow.NewDisconnectedContext(node)
 		_ = publish(dctx, cdi.ImportProgress{Step: cdi.StepCleanup})
-		_ = workflow.ExecuteActivity(dctx, cdi.CleanupDiskName, in.cleanup, true).Get(dctx, nil)
+		_ = cdi.CleanupDisk.Execute(dctx, in.cleanup, true)
 	}()
 	// Not wrapped: the failure's type and message are the DataVolume's
 	// condition as they are.
-	if err := workflow.ExecuteActivity(node, in.activity, in.input).Get(node, &res); err != nil {
+	res, err = in.activity.Execute(node, in.input)
+	if err != nil {
 		return res, err
 	}
-	if err := workflow.ExecuteActivity(node, cdi.CleanupDiskName, in.cleanup, false).Get(node, nil); err != nil {
+	if err := cdi.CleanupDisk.Execute(node, in.cleanup, false); err != nil {
 		return res, fmt.Errorf("cleaning up after %s: %w", in.dataVolume, err)
 	}
 	return res, publish(ctx, cdi.ImportProgress{Step: cdi.StepCompleted, Format: res.Format, VirtualSize: res.VirtualSize, ResumedFrom: res.ResumedFrom})

@@ -1,16 +1,19 @@
 package cdi
 
 import (
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/registry"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
-// RegisterWorkflows adds the CDI workflows under their type names.
+// RegisterWorkflows adds the CDI workflows under their type names, bound
+// through the contract's descriptors so that a workflow whose signature
+// drifted from what starters send does not compile.
 func RegisterWorkflows(r registry.Workflows) {
-	r.RegisterWorkflowWithOptions(ImportDataVolume, workflow.RegisterOptions{Name: cdi.ImportWorkflowName})
-	r.RegisterWorkflowWithOptions(UploadDataVolume, workflow.RegisterOptions{Name: cdi.UploadWorkflowName})
-	r.RegisterWorkflowWithOptions(CloneDataVolume, workflow.RegisterOptions{Name: cdi.CloneWorkflowName})
-	r.RegisterWorkflowWithOptions(PollDataImportCron, workflow.RegisterOptions{Name: cdi.PollCronWorkflowName})
+	typed.RegisterWorkflows(r,
+		cdi.ImportWorkflow.Bind(ImportDataVolume),
+		cdi.UploadWorkflow.Bind(UploadDataVolume),
+		cdi.CloneWorkflow.Bind(CloneDataVolume),
+		cdi.PollCronWorkflow.Bind(PollDataImportCron),
+	)
 }

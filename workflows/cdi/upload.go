@@ -12,5 +12,5 @@ import (
 // started again on retry, and the client sends the image again.
 // Cancelling it removes the partial disk.
 func UploadDataVolume(ctx workflow.Context, in cdi.ImportInput) (cdi.ImportResult, error) {
-	return fillVolume(ctx, fill{dataVolume: in.DataVolume, node: in.Node, activity: cdi.ReceiveUploadName, input: in.Request, cleanup: in.Request})
+	return fillVolume(ctx, fill[cdi.ImportRequest]{dataVolume: in.DataVolume, node: in.Node, activity: cdi.ReceiveUpload, input: in.Request, cleanup: in.Request})
 }

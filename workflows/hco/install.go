@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/virtflow/virtflow/contracts/hco"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
 // InstallHyperConverged creates the component CRs and waits until each
@@ -29,7 +30,8 @@ func InstallHyperConverged(ctx workflow.Context, in hco.InstallInput) (res hco.I
 		}
 		err = cleanup(ctx, progress, plan, err)
 	}()
-	if err := workflow.ExecuteActivity(shortOptions(ctx), hco.PlanComponentsName, in.HyperConverged).Get(ctx, &plan); err != nil {
+	// plan is assigned, not declared, here: the deferred cleanup reads it.
+	if plan, err = hco.PlanComponents.Execute(shortOptions(ctx), in.HyperConverged); err != nil {
 		return res, fmt.Errorf("planning components: %w", err)
 	}
 	for _, c := range plan {
@@ -54,7 +56,7 @@ func InstallHyperConverged(ctx workflow.Context, in hco.InstallInput) (res hco.I
 func createAll(ctx workflow.Context, in hco.InstallInput, plan []hco.ComponentRef, progress *hco.InstallProgress) error {
 	for i, c := range plan {
 		input := hco.EnsureComponentInput{HyperConverged: in.HyperConverged, Component: c}
-		if err := workflow.ExecuteActivity(shortOptions(ctx), hco.EnsureComponentName, input).Get(ctx, nil); err != nil {
+		if err := hco.EnsureComponent.Execute(shortOptions(ctx), input); err != nil {
 			return fmt.Errorf("creating %s %s: %w", c.Kind, c.Name, err)
 		}
 		progress.Components[i].Created = true
@@ -66,19 +68,21 @@ func createAll(ctx workflow.Context, in hco.InstallInput, plan []hco.ComponentRe
 // waitAll waits for the components concurrently: they start independently,
 // so the slowest one, not their sum, bounds the install.
 func waitAll(ctx workflow.Context, plan []hco.ComponentRef, progress *hco.InstallProgress) ([]hco.ComponentStatus, error) {
-	futures := make([]workflow.Future, len(plan))
+	futures := make([]typed.Future[hco.ComponentStatus], len(plan))
 	for i, c := range plan {
-		futures[i] = workflow.ExecuteActivity(waitOptions(ctx), hco.WaitComponentAvailableName, c)
+		futures[i] = hco.WaitComponentAvailable.Start(waitOptions(ctx), c)
 	}
 	statuses := make([]hco.ComponentStatus, len(plan))
 	for i, f := range futures {
-		if err := f.Get(ctx, &statuses[i]); err != nil {
+		status, err := f.Get(ctx)
+		if err != nil {
 			progress.Components[i].Message = err.Error()
 			publish(ctx, progress)
 			return nil, fmt.Errorf("waiting for %s %s to become available: %w", plan[i].Kind, plan[i].Name, err)
 		}
+		statuses[i] = status
 		progress.Components[i].Available = true
-		progress.Components[i].Message = statuses[i].Message
+		progress.Components[i].Message = status.Message
 		publish(ctx, progress)
 	}
 	return statuses, nil
@@ -89,7 +93,7 @@ func cleanup(ctx workflow.Context, progress *hco.InstallProgress, plan []hco.Com
 	defer cancel()
 	progress.Step = hco.StepCleanup
 	publish(dctx, progress)
-	if err := workflow.ExecuteActivity(shortOptions(dctx), hco.DeleteComponentsName, plan).Get(dctx, nil); err != nil {
+	if err := hco.DeleteComponents.Execute(shortOptions(dctx), plan); err != nil {
 		return errors.Join(cause, fmt.Errorf("removing components after cancellation: %w", err))
 	}
 	return cause

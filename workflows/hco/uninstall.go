@@ -18,12 +18,12 @@ import (
 func UninstallHyperConverged(ctx workflow.Context, in hco.UninstallInput) error {
 	p := hco.UninstallProgress{Step: hco.StepDeleting, Remaining: in.Components}
 	publishUninstall(ctx, p)
-	if err := workflow.ExecuteActivity(shortOptions(ctx), hco.DeleteComponentsName, in.Components).Get(ctx, nil); err != nil {
+	if err := hco.DeleteComponents.Execute(shortOptions(ctx), in.Components); err != nil {
 		return fmt.Errorf("deleting the components of HyperConverged %s/%s: %w", in.HyperConverged.Namespace, in.HyperConverged.Name, err)
 	}
 	p.Step = hco.StepRemoving
 	publishUninstall(ctx, p)
-	if err := workflow.ExecuteActivity(goneOptions(ctx), hco.WaitComponentsGoneName, in.Components).Get(ctx, nil); err != nil {
+	if err := hco.WaitComponentsGone.Execute(goneOptions(ctx), in.Components); err != nil {
 		return fmt.Errorf("waiting for the components of HyperConverged %s/%s to be removed: %w", in.HyperConverged.Namespace, in.HyperConverged.Name, err)
 	}
 	publishUninstall(ctx, hco.UninstallProgress{Step: hco.StepCompleted})

@@ -56,8 +56,8 @@ func (pl *pipeline) run(ctx workflow.Context, task string, params ssp.Params) er
 	}
 	req := ssp.TaskRequest{Task: task, Namespace: pl.in.Namespace, ServiceAccount: pl.in.ServiceAccount, Params: params}
 	act := workflow.WithActivityOptions(ctx, taskOptions())
-	var out ssp.TaskResult
-	if err := workflow.ExecuteActivity(act, ssp.RunTaskStepName, req).Get(act, &out); err != nil {
+	out, err := ssp.RunTaskStep.Execute(act, req)
+	if err != nil {
 		return taskFailure(task, err)
 	}
 	pl.res.Results[task] = out.Results

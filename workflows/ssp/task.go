@@ -27,10 +27,10 @@ func RunTektonTask(ctx workflow.Context, req ssp.TaskRequest) (ssp.TaskResult, e
 	if err := p.set(ctx, req.Task, "Running task "+req.Task); err != nil {
 		return ssp.TaskResult{}, err
 	}
-	var res ssp.TaskResult
 	act := workflow.WithActivityOptions(ctx, taskOptions())
 	// Not wrapped: the failure's message is the CustomRun's as it is.
-	if err := workflow.ExecuteActivity(act, ssp.RunTaskStepName, req).Get(act, &res); err != nil {
+	res, err := ssp.RunTaskStep.Execute(act, req)
+	if err != nil {
 		return res, err
 	}
 	return res, p.set(ctx, ssp.StepCompleted, fmt.Sprintf("Task %s completed", req.Task))
