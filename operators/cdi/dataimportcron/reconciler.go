@@ -18,10 +18,10 @@ import (
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/kube/cronimports"
+	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
 
@@ -44,9 +44,12 @@ type Reconciler struct {
 	watcher *workflowstate.Watcher
 }
 
-// Reconcile follows the model reconciler, with a schedule in place of one
-// workflow: get, deletion, finalizer, DataSource, schedule, observe, patch
-// status once, requeue.
+// Reconcile follows the workflow-backed lifecycle with a schedule in place
+// of one workflow: get, deletion, finalizer, DataSource, schedule,
+// observe, patch status once, wait. The schedule, not the reconciler,
+// starts the polls, and there may be several, so the lifecycle's one
+// stable workflow does not fit; the cron shares its finalizer, cancel and
+// watch pieces.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cron := &cdiv1.DataImportCron{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cron); err != nil {
@@ -55,10 +58,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if cron.DeletionTimestamp != nil {
 		return ctrl.Result{}, r.finalize(ctx, cron)
 	}
-	if controllerutil.AddFinalizer(cron, Finalizer) {
-		if err := r.Client.Update(ctx, cron); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer to DataImportCron %s/%s: %w", cron.Namespace, cron.Name, err)
-		}
+	if err := r.objects().Hold(ctx, cron); err != nil {
+		return ctrl.Result{}, err
 	}
 	if err := r.ensureDataSource(ctx, cron); err != nil {
 		return ctrl.Result{}, err
@@ -79,15 +80,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: workflowstate.Resync}, nil
 }
 
+func (r *Reconciler) objects() workflowreconcile.Objects {
+	return workflowreconcile.Objects{Client: r.Client, Kind: "DataImportCron", Finalizer: Finalizer}
+}
+
+func (r *Reconciler) workflows() workflowreconcile.Workflows {
+	return workflowreconcile.Workflows{Temporal: r.Temporal, Watcher: r.watcher, TaskQueue: r.TaskQueue}
+}
+
 // watchPolls has the watcher wake the cron on its running polls' events.
 // A poll the schedule starts between reconciles announces itself by
 // recording the poll on the cron.
 func (r *Reconciler) watchPolls(cron *cdiv1.DataImportCron, desc *client.ScheduleDescription) {
-	if r.watcher == nil || desc == nil {
+	if desc == nil {
 		return
 	}
 	for _, run := range desc.Info.RunningWorkflows {
-		r.watcher.Watch(run.WorkflowID, 0, cron)
+		r.workflows().Watch(run.WorkflowID, 0, cron)
 	}
 }
 
@@ -154,7 +163,7 @@ func lastCronTime(cron *cdiv1.DataImportCron) *time.Time {
 // DataVolumes and its DataSource (upstream's default, All, keeps them),
 // then lets the cron go.
 func (r *Reconciler) finalize(ctx context.Context, cron *cdiv1.DataImportCron) error {
-	if !controllerutil.ContainsFinalizer(cron, Finalizer) {
+	if !r.objects().Holds(cron) {
 		return nil
 	}
 	if err := r.deleteSchedule(ctx, cron); err != nil {
@@ -165,11 +174,7 @@ func (r *Reconciler) finalize(ctx context.Context, cron *cdiv1.DataImportCron) e
 			return err
 		}
 	}
-	controllerutil.RemoveFinalizer(cron, Finalizer)
-	if err := r.Client.Update(ctx, cron); err != nil {
-		return fmt.Errorf("removing finalizer from DataImportCron %s/%s: %w", cron.Namespace, cron.Name, err)
-	}
-	return nil
+	return r.objects().Release(ctx, cron)
 }
 
 // deleteImports deletes what the cron created, found by its label.

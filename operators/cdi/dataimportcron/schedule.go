@@ -107,8 +107,8 @@ func (r *Reconciler) deleteSchedule(ctx context.Context, cron *cdiv1.DataImportC
 		return fmt.Errorf("describing schedule %s: %w", id, err)
 	}
 	for _, run := range desc.Info.RunningWorkflows {
-		if err := r.Temporal.CancelWorkflow(ctx, run.WorkflowID, ""); err != nil && !errors.As(err, &nf) {
-			return fmt.Errorf("cancelling poll %s: %w", run.WorkflowID, err)
+		if err := r.workflows().Cancel(ctx, run.WorkflowID); err != nil && !errors.As(err, &nf) {
+			return fmt.Errorf("DataImportCron %s/%s: %w", cron.Namespace, cron.Name, err)
 		}
 	}
 	if err := h.Delete(ctx); err != nil && !errors.As(err, &nf) {

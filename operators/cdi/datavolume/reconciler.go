@@ -9,16 +9,14 @@ import (
 	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
 
@@ -53,73 +51,75 @@ type Reconciler struct {
 	watcher *workflowstate.Watcher
 }
 
-// Reconcile follows the model reconciler: get, deletion, finalizer, claim,
-// binding, describe, start if absent, map to status, patch once, requeue.
+// Reconcile runs the workflow-backed lifecycle: the claim is created and
+// bound before the workflow that fills it may start.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	dv := &cdiv1.DataVolume{}
-	if err := r.Client.Get(ctx, req.NamespacedName, dv); err != nil {
-		return ctrl.Result{}, crclient.IgnoreNotFound(err)
+	return r.lifecycle().Reconcile(ctx, req)
+}
+
+// filling is what one reconcile gathers to fill a DataVolume: its bound
+// claim, a clone's source, and the node a workflow it starts runs on.
+type filling struct {
+	claim claim
+	src   cloneSrc
+	node  string
+}
+
+func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*cdiv1.DataVolume, filling] {
+	return workflowreconcile.Lifecycle[*cdiv1.DataVolume, filling]{
+		Objects:   workflowreconcile.Objects{Client: r.Client, Kind: "DataVolume", Finalizer: Finalizer},
+		Workflows: workflowreconcile.Workflows{Temporal: r.Temporal, Watcher: r.watcher, TaskQueue: r.TaskQueue},
+		New:       func() *cdiv1.DataVolume { return &cdiv1.DataVolume{} },
+		WorkflowID: func(dv *cdiv1.DataVolume) string {
+			id, _ := workflowOf(dv)
+			return id
+		},
+		Prepare:  r.prepare,
+		Start:    r.start,
+		Report:   r.report,
+		Finalize: r.release,
 	}
-	if dv.DeletionTimestamp != nil {
-		return r.finalize(ctx, dv)
-	}
-	if controllerutil.AddFinalizer(dv, Finalizer) {
-		if err := r.Client.Update(ctx, dv); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer to DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
-		}
-	}
+}
+
+// prepare gets a clone's source ready and the claim created and bound;
+// until then the DataVolume reports what it waits for.
+func (r *Reconciler) prepare(ctx context.Context, dv *cdiv1.DataVolume) (filling, *ctrl.Result, error) {
 	if dv.Status.Phase == cdiv1.Succeeded {
 		// Filled: what it was filled from (a clone's source, a
 		// DataSource) may change or go away without touching it.
-		return ctrl.Result{}, nil
+		return filling{}, &ctrl.Result{}, nil
 	}
 	src, notReady, err := r.cloneSource(ctx, dv)
 	if err != nil {
-		return ctrl.Result{}, err
+		return filling{}, nil, err
 	}
 	if notReady != "" {
-		return ctrl.Result{RequeueAfter: 2 * time.Second}, r.writeStatus(ctx, dv, sourceNotReady(dv, notReady))
+		return filling{}, &ctrl.Result{RequeueAfter: 2 * time.Second}, r.writeStatus(ctx, dv, sourceNotReady(dv, notReady))
 	}
 	cl, err := r.ensureClaim(ctx, dv, src.size)
 	if err != nil {
-		return ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, dv, failedClaim(dv, err))
+		return filling{}, &ctrl.Result{RequeueAfter: 5 * time.Second}, r.writeStatus(ctx, dv, failedClaim(dv, err))
 	}
 	if cl.pvc.Status.Phase != corev1.ClaimBound {
 		st, err := r.awaitBinding(ctx, dv, cl.pvc, src)
 		if err != nil {
-			return ctrl.Result{}, err
+			return filling{}, nil, err
 		}
-		return ctrl.Result{RequeueAfter: 2 * time.Second}, r.writeStatus(ctx, dv, st)
+		return filling{}, &ctrl.Result{RequeueAfter: 2 * time.Second}, r.writeStatus(ctx, dv, st)
 	}
 	if err := r.deleteBinder(ctx, dv); err != nil {
-		return ctrl.Result{}, err
+		return filling{}, nil, err
 	}
-	st, err := r.importState(ctx, dv, cl, src)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.writeStatus(ctx, dv, st); err != nil {
-		return ctrl.Result{}, err
-	}
-	if st.Phase == cdiv1.Succeeded || st.Phase == cdiv1.Failed {
-		return ctrl.Result{}, nil
-	}
-	return r.waitFor(), nil
+	return filling{claim: cl, src: src}, nil, nil
 }
 
-// watch has the watcher wake the DataVolume on its running workflow's
-// next event.
-func (r *Reconciler) watch(id string, state workflowstate.State, dv *cdiv1.DataVolume) {
-	if r.watcher != nil && state.Phase == workflowstate.Running {
-		r.watcher.Watch(id, state.HistoryLength, dv)
+// report maps the workflow onto the DataVolume's status.
+func (r *Reconciler) report(ctx context.Context, dv *cdiv1.DataVolume, f *filling, run workflowreconcile.Run) (ctrl.Result, error) {
+	if run.Started {
+		_, typ := workflowOf(dv)
+		r.Recorder.Eventf(dv, corev1.EventTypeNormal, scheduledReason(dv), "%s into %s scheduled on node %s (workflow %s)", typ, dv.Name, f.node, run.ID)
 	}
-}
-
-// waitFor leaves a running DataVolume until something wakes it: its
-// workflow's next event (the watcher), a note on its claim (the claim
-// watch), or the safety resync.
-func (r *Reconciler) waitFor() ctrl.Result {
-	return ctrl.Result{RequeueAfter: workflowstate.Resync}
+	return ctrl.Result{}, r.writeStatus(ctx, dv, importStatus(dv, f.claim.pvc, run.State))
 }
 
 // awaitBinding reports an unbound claim and, where the DataVolume asked for
@@ -145,49 +145,19 @@ func (r *Reconciler) awaitBinding(ctx context.Context, dv *cdiv1.DataVolume, pvc
 	return pendingStatus(dv, phase), nil
 }
 
-// importState describes the import workflow, starting it if it does not
-// exist yet, and maps it to the DataVolume's status.
-func (r *Reconciler) importState(ctx context.Context, dv *cdiv1.DataVolume, cl claim, src cloneSrc) (cdiv1.DataVolumeStatus, error) {
-	id, _ := workflowOf(dv)
-	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
+// start is the workflow that fills the claim on its node.
+func (r *Reconciler) start(ctx context.Context, dv *cdiv1.DataVolume, f *filling) (*workflowreconcile.Workflow, error) {
+	t, err := r.target(ctx, f.claim.pvc)
 	if err != nil {
-		return cdiv1.DataVolumeStatus{}, err
+		return nil, err
 	}
-	if state.Phase == workflowstate.NotFound {
-		if dv.Status.Phase == cdiv1.Succeeded {
-			// The workflow's history was retired; the disk stays done.
-			return dv.Status, nil
-		}
-		if err := r.start(ctx, dv, cl, src); err != nil {
-			return cdiv1.DataVolumeStatus{}, err
-		}
-		state.Phase = workflowstate.Running
-	}
-	r.watch(id, state, dv)
-	return importStatus(dv, cl.pvc, state), nil
-}
-
-// start starts the workflow that fills the claim on its node.
-func (r *Reconciler) start(ctx context.Context, dv *cdiv1.DataVolume, cl claim, src cloneSrc) error {
-	t, err := r.target(ctx, cl.pvc)
+	in, err := r.workflowInput(ctx, dv, f.claim, t, f.src)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	in, err := r.workflowInput(ctx, dv, cl, t, src)
-	if err != nil {
-		return err
-	}
-	id, typ := workflowOf(dv)
-	opts := client.StartWorkflowOptions{
-		ID: id, TaskQueue: r.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}
-	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, typ, in); err != nil {
-		return fmt.Errorf("starting workflow %s for DataVolume %s/%s: %w", typ, dv.Namespace, dv.Name, err)
-	}
-	r.Recorder.Eventf(dv, corev1.EventTypeNormal, scheduledReason(dv), "%s into %s scheduled on node %s (workflow %s)", typ, dv.Name, t.node, opts.ID)
-	return nil
+	f.node = t.node
+	_, typ := workflowOf(dv)
+	return &workflowreconcile.Workflow{Type: typ, Input: in}, nil
 }
 
 // workflowInput is the import, upload or clone workflow's input.
@@ -210,31 +180,13 @@ func (r *Reconciler) workflowInput(ctx context.Context, dv *cdiv1.DataVolume, cl
 	return cdi.ImportInput{DataVolume: name, Node: t.node, Request: req}, nil
 }
 
-// finalize cancels a running import and waits for it to clean up, so a
-// deleted DataVolume leaves no partial disk or scratch files behind.
-func (r *Reconciler) finalize(ctx context.Context, dv *cdiv1.DataVolume) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(dv, Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	id, _ := workflowOf(dv)
-	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if state.Phase == workflowstate.Running {
-		if err := r.Temporal.CancelWorkflow(ctx, id, ""); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cancelling import workflow %s: %w", id, err)
-		}
-		r.watch(id, state, dv)
-		return r.waitFor(), nil
-	}
+// release removes what a deleted DataVolume leaves beside its workflow,
+// once the workflow has stopped and cleaned up its partial disk and
+// scratch files.
+func (r *Reconciler) release(ctx context.Context, dv *cdiv1.DataVolume) (bool, ctrl.Result, error) {
 	if err := r.deleteBinder(ctx, dv); err != nil {
-		return ctrl.Result{}, err
+		return false, ctrl.Result{}, err
 	}
 	forgetProgress(dv)
-	controllerutil.RemoveFinalizer(dv, Finalizer)
-	if err := r.Client.Update(ctx, dv); err != nil {
-		return ctrl.Result{}, fmt.Errorf("removing finalizer from DataVolume %s/%s: %w", dv.Namespace, dv.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return true, ctrl.Result{}, nil
 }

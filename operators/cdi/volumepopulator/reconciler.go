@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
 
@@ -41,27 +42,56 @@ type Reconciler struct {
 	watcher *workflowstate.Watcher
 }
 
-// Reconcile creates the prime claim once the target may be populated,
-// then fills it and hands its volume over to the target.
+// Reconcile runs the workflow-backed lifecycle for a claim populated from
+// a VolumeImportSource: its prime claim is created and bound before the
+// import workflow may start, and its volume is handed over after. The
+// claim holds no finalizer: the prime goes with it, and its deletion only
+// cancels the import.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pvc := &corev1.PersistentVolumeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, pvc); err != nil {
-		return ctrl.Result{}, crclient.IgnoreNotFound(err)
+	return r.lifecycle().Reconcile(ctx, req)
+}
+
+// population is what one reconcile gathers to fill a claim: its bound
+// prime.
+type population struct {
+	prime *corev1.PersistentVolumeClaim
+}
+
+func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*corev1.PersistentVolumeClaim, population] {
+	return workflowreconcile.Lifecycle[*corev1.PersistentVolumeClaim, population]{
+		Objects:   workflowreconcile.Objects{Client: r.Client, Kind: "PersistentVolumeClaim"},
+		Workflows: workflowreconcile.Workflows{Temporal: r.Temporal, Watcher: r.watcher, TaskQueue: r.TaskQueue},
+		New:       func() *corev1.PersistentVolumeClaim { return &corev1.PersistentVolumeClaim{} },
+		Accept: func(_ context.Context, pvc *corev1.PersistentVolumeClaim) (bool, error) {
+			return isImportTarget(pvc), nil
+		},
+		WorkflowID: workflowID,
+		Prepare:    r.prepare,
+		Start:      r.start,
+		Report:     r.report,
 	}
-	if !isImportTarget(pvc) {
-		return ctrl.Result{}, nil
-	}
-	if pvc.DeletionTimestamp != nil {
-		// The prime goes with its owner; its import must not outlive it.
-		return ctrl.Result{}, r.cancel(ctx, pvc)
-	}
+}
+
+// prepare creates the prime claim once the target may be populated and
+// gets it bound; a prime whose import succeeded is handed over.
+func (r *Reconciler) prepare(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (population, *ctrl.Result, error) {
 	prime, err := r.prime(ctx, pvc)
-	if err != nil || prime != nil {
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		return r.populate(ctx, pvc, prime)
+	if err != nil {
+		return population{}, nil, err
 	}
+	if prime == nil {
+		res, err := r.createPrime(ctx, pvc)
+		return population{}, &res, err
+	}
+	if res, waiting, err := r.awaitPrime(ctx, pvc, prime); waiting || err != nil {
+		return population{}, &res, err
+	}
+	return population{prime: prime}, nil, nil
+}
+
+// createPrime creates the claim filled in the target's place, once the
+// target may be populated and is not populated yet.
+func (r *Reconciler) createPrime(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (ctrl.Result, error) {
 	if pvc.Spec.VolumeName != "" {
 		// Bound, and its prime is gone: populated.
 		return ctrl.Result{}, nil

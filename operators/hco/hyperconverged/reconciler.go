@@ -8,20 +8,18 @@ package hyperconverged
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/kube/apply"
+	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 	"github.com/virtflow/virtflow/operands"
 )
@@ -45,78 +43,67 @@ type Reconciler struct {
 	watcher *workflowstate.Watcher
 }
 
-// Reconcile follows the model reconciler: get, deletion, finalizer,
-// describe, start if absent, map to conditions, patch status once, and
-// wait for the workflow's next event.
+// Reconcile runs the workflow-backed lifecycle with the install workflow;
+// deletion runs the uninstall workflow once the install has stopped.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	hc := &hcov1beta1.HyperConverged{}
-	if err := r.Client.Get(ctx, req.NamespacedName, hc); err != nil {
-		return ctrl.Result{}, crclient.IgnoreNotFound(err)
+	return r.lifecycle().Reconcile(ctx, req)
+}
+
+func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*hcov1beta1.HyperConverged, hco.InstallProgress] {
+	return workflowreconcile.Lifecycle[*hcov1beta1.HyperConverged, hco.InstallProgress]{
+		Objects:    workflowreconcile.Objects{Client: r.Client, Kind: "HyperConverged", Finalizer: Finalizer},
+		Workflows:  r.workflows(),
+		New:        func() *hcov1beta1.HyperConverged { return &hcov1beta1.HyperConverged{} },
+		Accept:     r.accept,
+		WorkflowID: func(hc *hcov1beta1.HyperConverged) string { return hco.InstallWorkflowID(string(hc.UID)) },
+		MemoKey:    hco.ProgressMemoKey,
+		Progress:   func(p *hco.InstallProgress) any { return p },
+		Start:      install,
+		Report:     r.report,
+		Finalize:   r.uninstall,
 	}
-	if !r.isTheHyperConverged(hc) {
-		return ctrl.Result{}, r.markInvalid(ctx, hc)
+}
+
+func (r *Reconciler) workflows() workflowreconcile.Workflows {
+	return workflowreconcile.Workflows{Temporal: r.Temporal, Watcher: r.watcher, TaskQueue: r.TaskQueue}
+}
+
+// accept acts on the one HyperConverged and tells the owner of any other
+// why nothing happens.
+func (r *Reconciler) accept(ctx context.Context, hc *hcov1beta1.HyperConverged) (bool, error) {
+	if r.isTheHyperConverged(hc) {
+		return true, nil
 	}
-	if hc.DeletionTimestamp != nil {
-		return r.finalize(ctx, hc)
-	}
-	if controllerutil.AddFinalizer(hc, Finalizer) {
-		if err := r.Client.Update(ctx, hc); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer to HyperConverged %s: %w", hc.Name, err)
-		}
-	}
-	id := hco.InstallWorkflowID(string(hc.UID))
-	var progress hco.InstallProgress
-	state, err := workflowstate.Describe(ctx, r.Temporal, id, hco.ProgressMemoKey, &progress)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if state.Phase == workflowstate.NotFound {
-		in := hco.InstallInput{HyperConverged: ref(hc)}
-		if err := r.start(ctx, hc, id, hco.InstallWorkflowName, in, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE); err != nil {
-			return ctrl.Result{}, err
-		}
-		state.Phase = workflowstate.Running
+	return false, r.markInvalid(ctx, hc)
+}
+
+// install is the workflow that creates a new HyperConverged's components.
+func install(_ context.Context, hc *hcov1beta1.HyperConverged, _ *hco.InstallProgress) (*workflowreconcile.Workflow, error) {
+	return &workflowreconcile.Workflow{Type: hco.InstallWorkflowName, Input: hco.InstallInput{HyperConverged: ref(hc)}}, nil
+}
+
+// report mirrors the install's progress and, once it is done, keeps the
+// components and aggregates their conditions.
+func (r *Reconciler) report(ctx context.Context, hc *hcov1beta1.HyperConverged, p *hco.InstallProgress, run workflowreconcile.Run) (ctrl.Result, error) {
+	if run.Started {
+		r.started(hc, hco.InstallWorkflowName, run.ID)
 	}
 	var children []hco.ComponentStatus
-	if state.Phase == workflowstate.Succeeded {
+	if run.Phase == workflowstate.Succeeded {
+		var err error
 		if children, err = r.keepComponents(ctx, hc); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	if err := r.writeStatus(ctx, hc, conditionsFor(state, progress, children), children); err != nil {
-		return ctrl.Result{}, err
-	}
-	return r.waitFor(id, state, hc), nil
+	return ctrl.Result{}, r.writeStatus(ctx, hc, conditionsFor(run.State, *p, children), children)
 }
 
-// waitFor watches a running workflow, so its next event reconciles again;
-// the resync is only a safety net.
-func (r *Reconciler) waitFor(id string, state workflowstate.State, hc *hcov1beta1.HyperConverged) ctrl.Result {
-	if state.Phase != workflowstate.Running {
-		return ctrl.Result{}
-	}
-	if r.watcher != nil {
-		r.watcher.Watch(id, state.HistoryLength, hc)
-	}
-	return ctrl.Result{RequeueAfter: workflowstate.Resync}
+func (r *Reconciler) started(hc *hcov1beta1.HyperConverged, typ, id string) {
+	r.Recorder.Eventf(hc, "Normal", strings.TrimPrefix(typ, "hco.")+"Started", "Started workflow %s", id)
 }
 
 func ref(hc *hcov1beta1.HyperConverged) hco.HyperConvergedRef {
 	return hco.HyperConvergedRef{Namespace: hc.Namespace, Name: hc.Name, UID: string(hc.UID)}
-}
-
-func (r *Reconciler) start(ctx context.Context, hc *hcov1beta1.HyperConverged, id, typ string, in any, reuse enumspb.WorkflowIdReusePolicy) error {
-	opts := client.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                r.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    reuse,
-	}
-	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, typ, in); err != nil {
-		return fmt.Errorf("starting %s for HyperConverged %s: %w", typ, hc.Name, err)
-	}
-	r.Recorder.Eventf(hc, "Normal", strings.TrimPrefix(typ, "hco.")+"Started", "Started workflow %s", id)
-	return nil
 }
 
 // keepComponents applies each component's managed settings (reverting
@@ -143,53 +130,36 @@ func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperCon
 	return out, nil
 }
 
-// finalize cancels a running install (it removes what it created as it
-// unwinds), then runs the uninstall workflow and lets the HyperConverged go
-// once it has succeeded. A failed uninstall is reported and started again
-// after the resync interval.
-func (r *Reconciler) finalize(ctx context.Context, hc *hcov1beta1.HyperConverged) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	installID := hco.InstallWorkflowID(string(hc.UID))
-	install, err := workflowstate.Describe(ctx, r.Temporal, installID, "", nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if install.Phase == workflowstate.Running {
-		if err := r.Temporal.CancelWorkflow(ctx, installID, ""); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cancelling install workflow %s: %w", installID, err)
-		}
-		return r.waitFor(installID, install, hc), nil
-	}
+// uninstall runs once the install has stopped (a cancelled install removes
+// what it created as it unwinds): it runs the uninstall workflow and lets
+// the HyperConverged go once that has succeeded. A failed uninstall is
+// reported and started again after the resync interval.
+func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1beta1.HyperConverged) (bool, ctrl.Result, error) {
 	id := hco.UninstallWorkflowID(string(hc.UID))
 	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
 	if err != nil {
-		return ctrl.Result{}, err
+		return false, ctrl.Result{}, err
 	}
 	switch state.Phase {
 	case workflowstate.Succeeded:
-		return ctrl.Result{}, r.release(ctx, hc)
+		return true, ctrl.Result{}, nil
 	case workflowstate.Failed, workflowstate.Cancelled:
 		if wait := workflowstate.Resync - time.Since(state.Closed); wait > 0 {
 			r.Recorder.Eventf(hc, "Warning", "UninstallFailed", "Removing components did not complete, trying again in %s: %s", wait.Round(time.Second), state.Message)
-			return ctrl.Result{RequeueAfter: wait}, r.writeStatus(ctx, hc, uninstallFailed(state), nil)
+			return false, ctrl.Result{RequeueAfter: wait}, r.writeStatus(ctx, hc, uninstallFailed(state), nil)
 		}
 		fallthrough
 	case workflowstate.NotFound:
-		in := hco.UninstallInput{HyperConverged: ref(hc), Components: operands.Refs(hc)}
-		if err := r.start(ctx, hc, id, hco.UninstallWorkflowName, in, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY); err != nil {
-			return ctrl.Result{}, err
+		wf := workflowreconcile.Workflow{
+			Type:        hco.UninstallWorkflowName,
+			Input:       hco.UninstallInput{HyperConverged: ref(hc), Components: operands.Refs(hc)},
+			ReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 		}
-		state.Phase, state.HistoryLength = workflowstate.Running, 0
+		if err := r.workflows().Ensure(ctx, id, wf); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		r.started(hc, wf.Type, id)
+		state = workflowstate.State{Phase: workflowstate.Running}
 	}
-	return r.waitFor(id, state, hc), nil
-}
-
-func (r *Reconciler) release(ctx context.Context, hc *hcov1beta1.HyperConverged) error {
-	controllerutil.RemoveFinalizer(hc, Finalizer)
-	if err := r.Client.Update(ctx, hc); err != nil {
-		return fmt.Errorf("removing finalizer from HyperConverged %s: %w", hc.Name, err)
-	}
-	return nil
+	return false, r.workflows().Wait(id, state, hc), nil
 }

@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
 
@@ -42,77 +42,116 @@ type Reconciler struct {
 	watcher *workflowstate.Watcher
 }
 
-// Reconcile follows the model reconciler: get, ignore what is not ours or
-// done, deletion, finalizer, describe, start if absent, cancel when asked
-// or timed out, map to status, patch once, requeue while running.
+// Reconcile runs the workflow-backed lifecycle for a durable task's
+// CustomRun: a run that is cancelled or times out has its workflow
+// cancelled, and a finished one lets its finalizer go.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	u := newObject()
-	if err := r.Client.Get(ctx, req.NamespacedName, u); err != nil {
-		return ctrl.Result{}, crclient.IgnoreNotFound(err)
+	return r.lifecycle().Reconcile(ctx, req)
+}
+
+// attempt is what one reconcile knows of a run: its spec and status, why
+// it is being stopped (empty while it runs on), why it cannot run at all,
+// and its workflow's progress.
+type attempt struct {
+	run       run
+	stop, why string
+	invalid   error
+	progress  ssp.Progress
+}
+
+func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*unstructured.Unstructured, attempt] {
+	return workflowreconcile.Lifecycle[*unstructured.Unstructured, attempt]{
+		Objects:    r.objects(),
+		Workflows:  r.workflows(),
+		New:        newObject,
+		Accept:     r.accept,
+		WorkflowID: func(u *unstructured.Unstructured) string { return ssp.TaskWorkflowID(string(u.GetUID())) },
+		Prepare:    r.prepare,
+		MemoKey:    ssp.ProgressMemoKey,
+		Progress:   func(a *attempt) any { return &a.progress },
+		Start:      startOf,
+		Report:     r.report,
 	}
+}
+
+func (r *Reconciler) workflows() workflowreconcile.Workflows {
+	return workflowreconcile.Workflows{Temporal: r.Temporal, Watcher: r.watcher, TaskQueue: cmp.Or(r.TaskQueue, ssp.TaskQueue)}
+}
+
+func (r *Reconciler) objects() workflowreconcile.Objects {
+	return workflowreconcile.Objects{Client: r.Client, Kind: "CustomRun", Finalizer: Finalizer}
+}
+
+// accept acts on durable tasks' runs that have not finished; a finished
+// one only lets its finalizer go.
+func (r *Reconciler) accept(ctx context.Context, u *unstructured.Unstructured) (bool, error) {
 	cr, err := decode(u)
 	if err != nil || !cr.ours() {
-		return ctrl.Result{}, err
-	}
-	id := ssp.TaskWorkflowID(string(u.GetUID()))
-	if u.GetDeletionTimestamp() != nil {
-		return r.finalize(ctx, u, id)
+		return false, err
 	}
 	if cr.done() {
-		return ctrl.Result{}, r.dropFinalizer(ctx, u)
+		return false, r.objects().Release(ctx, u)
 	}
-	if controllerutil.AddFinalizer(u, Finalizer) {
-		if err := r.Client.Update(ctx, u); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer to CustomRun %s/%s: %w", u.GetNamespace(), u.GetName(), err)
-		}
+	return true, nil
+}
+
+// prepare reads the run and whether it is being stopped.
+func (r *Reconciler) prepare(_ context.Context, u *unstructured.Unstructured) (attempt, *ctrl.Result, error) {
+	cr, err := decode(u)
+	if err != nil {
+		return attempt{}, nil, err
 	}
-	var p ssp.Progress
-	state, err := workflowstate.Describe(ctx, r.Temporal, id, ssp.ProgressMemoKey, &p)
+	stop, why := stopReason(u.GetName(), cr, r.now())
+	return attempt{run: cr, stop: stop, why: why}, nil, nil
+}
+
+// report writes the run's outcome so far; a final one is recorded and
+// lets the finalizer go, a running one is looked at again by its timeout.
+func (r *Reconciler) report(ctx context.Context, u *unstructured.Unstructured, a *attempt, wr workflowreconcile.Run) (ctrl.Result, error) {
+	o, err := r.next(ctx, u, a, wr)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	o, err := r.next(ctx, u, cr, id, state, p)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	st, err := r.writeStatus(ctx, u, cr, o)
+	st, err := r.writeStatus(ctx, u, a.run, o)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if o.final() {
-		r.finished(u, cr, st, o)
-		return ctrl.Result{}, r.dropFinalizer(ctx, u)
+		r.finished(u, a.run, st, o)
+		return ctrl.Result{}, r.objects().Release(ctx, u)
 	}
-	r.watch(id, state, u)
-	cr.Status = st
-	return r.requeue(cr), nil
+	a.run.Status = st
+	return r.requeue(a.run), nil
 }
 
-// next is the run's outcome so far, starting or cancelling its workflow as
-// the CustomRun asks.
-func (r *Reconciler) next(ctx context.Context, u *unstructured.Unstructured, cr run, id string, state workflowstate.State, p ssp.Progress) (outcome, error) {
-	stop, why := stopReason(u.GetName(), cr, r.now())
-	switch state.Phase {
+// next is the run's outcome so far, cancelling its workflow when the
+// CustomRun asks.
+func (r *Reconciler) next(ctx context.Context, u *unstructured.Unstructured, a *attempt, wr workflowreconcile.Run) (outcome, error) {
+	switch wr.Phase {
 	case workflowstate.NotFound:
-		if stop != "" {
-			return failed(stop, why), nil
+		// startOf left it absent: stopped before it started, or unable to run.
+		if a.stop == "" && a.invalid != nil {
+			return failed(ReasonFailed, a.invalid.Error()), nil
 		}
-		return r.start(ctx, u, cr, id)
+		return failed(a.stop, a.why), nil
 	case workflowstate.Running:
-		if stop == "" {
-			return running(progressMessage(cmp.Or(p.Message, "Running "+cr.Spec.CustomRef.Name), state)), nil
+		if wr.Started {
+			return r.started(u, a.run, wr.ID), nil
 		}
-		return r.cancel(ctx, u, cr, id, why)
+		if a.stop == "" {
+			return running(progressMessage(cmp.Or(a.progress.Message, "Running "+a.run.Spec.CustomRef.Name), wr.State)), nil
+		}
+		return r.cancel(ctx, u, a.run, wr.ID, a.why)
 	case workflowstate.Succeeded:
-		return r.succeeded(ctx, cr, id, p)
+		return r.succeeded(ctx, a.run, wr.ID, a.progress)
 	case workflowstate.Failed:
-		if stop != "" {
-			return failed(stop, why+": "+state.Message), nil
+		if a.stop != "" {
+			return failed(a.stop, a.why+": "+wr.Message), nil
 		}
-		return failed(ReasonFailed, state.Message), nil
+		return failed(ReasonFailed, wr.Message), nil
 	}
-	if stop == "" {
-		stop, why = ReasonCancelled, fmt.Sprintf("CustomRun %q was cancelled: its workflow %s was cancelled in Temporal", u.GetName(), id)
+	if a.stop == "" {
+		return failed(ReasonCancelled, fmt.Sprintf("CustomRun %q was cancelled: its workflow %s was cancelled in Temporal", u.GetName(), wr.ID)), nil
 	}
-	return failed(stop, why), nil
+	return failed(a.stop, a.why), nil
 }

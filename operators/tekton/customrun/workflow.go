@@ -5,48 +5,42 @@ import (
 	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
 
-// start starts the run's workflow; a CustomRun that cannot run (a bad
-// reference or params) fails at once.
-func (r *Reconciler) start(ctx context.Context, u *unstructured.Unstructured, cr run, id string) (outcome, error) {
-	typ, in, err := workflowFor(u.GetNamespace(), cr)
+// startOf is the run's workflow; a run being stopped starts none, and one
+// that cannot run (a bad reference or params) notes why and starts none.
+func startOf(_ context.Context, u *unstructured.Unstructured, a *attempt) (*workflowreconcile.Workflow, error) {
+	if a.stop != "" {
+		return nil, nil
+	}
+	typ, in, err := workflowFor(u.GetNamespace(), a.run)
 	if err != nil {
-		return failed(ReasonFailed, err.Error()), nil
+		a.invalid = err
+		return nil, nil
 	}
-	queue := r.TaskQueue
-	if queue == "" {
-		queue = ssp.TaskQueue
-	}
-	opts := client.StartWorkflowOptions{
-		ID: id, TaskQueue: queue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}
-	if _, err := r.Temporal.ExecuteWorkflow(ctx, opts, typ, in); err != nil {
-		return outcome{}, fmt.Errorf("starting workflow %s for CustomRun %s/%s: %w", typ, u.GetNamespace(), u.GetName(), err)
-	}
+	return &workflowreconcile.Workflow{Type: typ, Input: in}, nil
+}
+
+// started records that the run's workflow started.
+func (r *Reconciler) started(u *unstructured.Unstructured, cr run, id string) outcome {
 	name := cr.Spec.CustomRef.Name
 	startedRuns.WithLabelValues(name).Inc()
 	r.Recorder.Eventf(u, corev1.EventTypeNormal, ReasonStarted, "%s %s started as workflow %s", cr.Spec.CustomRef.Kind, name, id)
-	r.watch(id, workflowstate.State{Phase: workflowstate.Running}, u)
-	return running(fmt.Sprintf("Starting %s", name)), nil
+	return running(fmt.Sprintf("Starting %s", name))
 }
 
 // cancel asks the workflow to stop; the run stays running until it has
 // (a pipeline cleans up its VM first).
 func (r *Reconciler) cancel(ctx context.Context, u *unstructured.Unstructured, cr run, id, why string) (outcome, error) {
-	if err := r.Temporal.CancelWorkflow(ctx, id, ""); err != nil {
-		return outcome{}, fmt.Errorf("cancelling workflow %s of CustomRun %s/%s: %w", id, u.GetNamespace(), u.GetName(), err)
+	if err := r.workflows().Cancel(ctx, id); err != nil {
+		return outcome{}, fmt.Errorf("CustomRun %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	msg := "Cancelling: " + why
 	if c := cr.Status.Conditions; len(c) == 0 || c[0].Message != msg {
@@ -73,44 +67,6 @@ func (r *Reconciler) succeeded(ctx context.Context, cr run, id string, p ssp.Pro
 	}
 	o.results = res.Results
 	return o, nil
-}
-
-// finalize stops a deleted CustomRun's workflow and lets it go once the
-// workflow has stopped.
-func (r *Reconciler) finalize(ctx context.Context, u *unstructured.Unstructured, id string) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(u, Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	state, err := workflowstate.Describe(ctx, r.Temporal, id, "", nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if state.Phase == workflowstate.Running {
-		if err := r.Temporal.CancelWorkflow(ctx, id, ""); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cancelling workflow %s: %w", id, err)
-		}
-		r.watch(id, state, u)
-		return ctrl.Result{RequeueAfter: workflowstate.Resync}, nil
-	}
-	return ctrl.Result{}, r.dropFinalizer(ctx, u)
-}
-
-func (r *Reconciler) dropFinalizer(ctx context.Context, u *unstructured.Unstructured) error {
-	if !controllerutil.RemoveFinalizer(u, Finalizer) {
-		return nil
-	}
-	if err := r.Client.Update(ctx, u); err != nil {
-		return fmt.Errorf("removing finalizer from CustomRun %s/%s: %w", u.GetNamespace(), u.GetName(), err)
-	}
-	return nil
-}
-
-// watch has the watcher wake the CustomRun on its running workflow's next
-// event.
-func (r *Reconciler) watch(id string, state workflowstate.State, u *unstructured.Unstructured) {
-	if r.watcher != nil && state.Phase == workflowstate.Running {
-		r.watcher.Watch(id, state.HistoryLength, u)
-	}
 }
 
 // requeue looks again at a running CustomRun when its timeout passes, or
