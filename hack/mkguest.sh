@@ -156,7 +156,7 @@ mke2fs -q -t ext2 -d "$disk" "$dir.partial/disk.raw" 24M >&2
 mnt="$work/mnt"
 mkdir -p "$mnt"
 mount -o loop "$dir.partial/disk.raw" "$mnt"
-trap 'umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'umount "$mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
 if ! out=$(extlinux --install "$mnt/boot/extlinux" 2>&1); then
   echo "mkguest: extlinux could not make the disk bootable: $out" >&2
   exit 1
