@@ -1,4 +1,4 @@
-// Package node runs a real Kubernetes node on this machine: containerd (v2,
+// Package kubenode runs a real Kubernetes node on this machine: containerd (v2,
 // with Debian's runc and CNI plugins) and the pinned kubelet and kube-proxy,
 // attached to a bridge of the node's own whose address is the node IP and
 // the pods' gateway. Its state lives under one data directory, so a second

@@ -1,4 +1,4 @@
-// Package component is the reconciler shape shared by the component
+// Package workloads is the reconciler shape shared by the component
 // operators (virt-operator, cdi-operator, network addons, ssp, hostpath
 // provisioner): deploy the components a CR asks for, probe their health, and
 // report truthful Available/Progressing/Degraded conditions on the CR.

@@ -8,7 +8,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/tasks/stepenv"
-	"github.com/virtflow/virtflow/tasks/virtapi"
+	"github.com/virtflow/virtflow/tasks/subresources"
 )
 
 // needsStart tells whether startVM has anything to do: upstream leaves a
@@ -25,7 +25,7 @@ func startVM(ctx context.Context, env stepenv.Env, namespace, name string) error
 	if env.Config == nil {
 		return errors.New("starting VM: no client configuration to reach virt-api")
 	}
-	c, err := virtapi.NewClient(env.Config)
+	c, err := subresources.NewClient(env.Config)
 	if err != nil {
 		return fmt.Errorf("starting VM %s/%s: building the client: %w", namespace, name, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/virtflow/virtflow/tasks/stepenv"
-	"github.com/virtflow/virtflow/tasks/virtapi"
+	"github.com/virtflow/virtflow/tasks/subresources"
 )
 
 // vmControl starts and stops VMs the way upstream's tasks do: through
@@ -23,7 +23,7 @@ func newSubresources(env stepenv.Env) (vmControl, error) {
 	if env.Config == nil {
 		return nil, errors.New("starting and stopping VMs needs the API server's configuration")
 	}
-	c, err := virtapi.NewClient(env.Config)
+	c, err := subresources.NewClient(env.Config)
 	if err != nil {
 		return nil, fmt.Errorf("building the subresources client: %w", err)
 	}

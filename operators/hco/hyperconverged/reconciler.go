@@ -1,4 +1,4 @@
-// Package hco is the HyperConverged operator: it starts the install workflow
+// Package hyperconverged is the HyperConverged operator: it starts the install workflow
 // for a new HyperConverged, mirrors its progress into status, keeps the
 // component CRs at the settings the HyperConverged derives, aggregates their
 // conditions once installed, and on deletion starts the uninstall workflow

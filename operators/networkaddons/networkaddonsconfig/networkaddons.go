@@ -1,4 +1,4 @@
-// Package networkaddons is cluster-network-addons-operator. Upstream, a
+// Package networkaddonsconfig is cluster-network-addons-operator. Upstream, a
 // NetworkAddonsConfig gets kubemacpool, bridge-marker and the linux-bridge
 // plugin; virtflow has none of them yet, so it deploys nothing and says so
 // in the CR's conditions.

@@ -1,9 +1,9 @@
-// Package virtapi starts and stops VMs as `virtctl start` and `virtctl
+// Package subresources starts and stops VMs as `virtctl start` and `virtctl
 // stop` do: a PUT with an empty options body on the VM's start or stop
 // subresource of virt-api's subresources.kubevirt.io API, through the API
 // server. virt-api picks between the run strategy and a state-change
 // request, and the Tasks' roles grant those subresources.
-package virtapi
+package subresources
 
 import (
 	"context"
