@@ -1,5 +1,8 @@
-// Package layout holds the test that keeps virtflow's dependency direction
-// as ARCHITECTURE.md draws it: cmd → {operators, worker, embedded} →
-// workflows → contracts → api, and activities → contracts, with nothing
-// pointing back up.
+// Package layout holds the tests that keep virtflow's map true, as
+// docs/architecture.md draws it: every folder has a place, dependencies point
+// one way (cmd → {commands, embedded} → {operators, worker, node} →
+// workflows → contracts → api, activities → contracts), no product's
+// operators import another product's, workflows and contracts stay free of
+// side effects, a workflow calling an activity with the wrong types does not
+// compile, and the README's layout table names the folders there are.
 package layout

@@ -21,7 +21,7 @@ type pkg struct {
 // list runs go list over the module and the given extra packages.
 func list(t *testing.T, extra ...string) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps", "github.com/virtflow/virtflow/..."}, extra...)...)
+	cmd := exec.Command("go", append([]string{"list", "-tags", "integration bench", "-json=ImportPath,Imports,Deps", "github.com/virtflow/virtflow/..."}, extra...)...)
 	cmd.Dir = ".."
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -46,8 +46,8 @@ func list(t *testing.T, extra ...string) map[string]pkg {
 func own(path string) (string, bool) { return strings.CutPrefix(path, module) }
 
 // under reports whether an own package path lies in one of the folders.
-func under(rel string, folders ...string) bool {
-	for _, f := range folders {
+func under(rel string, dirs ...string) bool {
+	for _, f := range dirs {
 		if rel == f || strings.HasPrefix(rel, f+"/") {
 			return true
 		}
@@ -55,52 +55,22 @@ func under(rel string, folders ...string) bool {
 	return false
 }
 
-// allowed lists, per folder, the own folders its packages may import.
-var allowed = map[string][]string{
-	"api":       {"api"},
-	"contracts": {"api", "contracts"},
-	"workflows": {"api", "contracts", "workflows"},
-	"kube":      {"api", "contracts", "kube"},
-	"operands":  {"api", "contracts", "kube"},
-	"wire":      {"wire"},
-	// activities run the Tekton tasks' step code as durable steps.
-	"activities": {"api", "contracts", "kube", "operands", "activities", "tasks"},
-	"operators":  {"api", "contracts", "kube", "operands", "wire", "version", "operators"},
-	"node":       {"api", "contracts", "kube", "wire", "node"},
-	"worker":     {"api", "contracts", "kube", "activities", "workflows", "tasks"},
-	// commands are what the workloads' pods run: each wires
-	// operators or node code, and the worker, to a manager.
-	"commands": {"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "commands", "tasks", "console"},
-	// tasks are the Tekton step programs: Kubernetes code and virtctl's
-	// VM builder and console stream, never operators or node code (their
-	// binary is static, for images of their own).
-	"tasks": {"api", "kube", "virtctl", "version", "tasks"},
-	// console is the web console: its server reaches the kube-apiserver
-	// as the logged-in user and reads Temporal, never operators or node
-	// code (the workflows' owners come from contracts' names).
-	"console": {"api", "kube", "contracts", "version", "console"},
-	// version is the build's version stamp, a leaf.
-	"version": {},
-	// replaytest is the workflows' test helper: it replays recorded
-	// histories, reading files, so it stays outside workflows/.
-	"replaytest": {},
-}
-
 // TestDependenciesPointOneWay checks every own package's direct imports
-// against the folder it lives in: no operator imports an activity or a
-// workflow implementation, workflows import contracts and api only, and
-// operators and node do not import each other.
+// against the place of the folder it lives in: no operator imports an
+// activity or a workflow implementation, workflows import contracts and api
+// only, and operators and node do not import each other. The integration
+// and benchmark packages are listed with their build tags, so nothing is
+// skipped.
 func TestDependenciesPointOneWay(t *testing.T) {
 	for path, p := range list(t) {
 		rel, _ := own(path)
 		folder := strings.SplitN(rel, "/", 2)[0]
-		may, ok := allowed[folder]
-		if !ok {
-			continue // cmd, embedded, deploy, integration, tools: composition and tests
-		}
+		_, placed := folders[folder]
+		require.True(t, placed, "%s is in folder %s/, which layout/folders_test.go does not place", rel, folder)
 		for _, imp := range p.Imports {
 			if dep, ok := own(imp); ok {
-				require.True(t, under(dep, may...), "%s imports %s: %s may import only %v", rel, dep, folder, may)
+				depFolder := strings.SplitN(dep, "/", 2)[0]
+				require.True(t, may(folder, depFolder), "%s imports %s: %s/ may import only %v", rel, dep, folder, folders[folder].imports)
 			}
 		}
 	}

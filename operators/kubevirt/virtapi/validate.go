@@ -1,6 +1,8 @@
-// Package virtapi holds virt-api's admission webhooks for VirtualMachines
-// and VirtualMachineInstances: defaults (mutating) and upstream's validation
-// rules and messages (validating).
+// Package virtapi is virt-api: the server of the aggregated API
+// subresources.kubevirt.io (server.go, actions.go, console.go, ...) and its
+// admission webhooks for VirtualMachines and VirtualMachineInstances:
+// defaults (mutating) and upstream's validation rules and messages
+// (validating).
 package virtapi
 
 import (
