@@ -43,6 +43,24 @@ if ((${#missing[@]})); then
   step "Debian packages" $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The test guest and the two image bases are package downloads and
+# mmdebstrap runs, which wait on the network and the disk more than on the
+# cores; they run beside the Go builds below, which keep both cores busy.
+# Their own lines say when each is done; a failure stops the install once
+# the Go builds are through.
+(
+  # The test guest (Debian cloud kernel + busybox initramfs + a small disk).
+  step "the test guest" ./hack/mkguest.sh >/dev/null
+  # The launcher image's base: Debian with libvirt and QEMU (once per
+  # package list, about a minute).
+  step "the launcher image's base" ./hack/launcher-base.sh >/dev/null
+  # The libguestfs-tools image's base: Debian's libguestfs tools with a
+  # fixed appliance, for `virtctl guestfs` and the disk-virt tasks (once
+  # per package list, two to four minutes).
+  step "the libguestfs image's base" ./hack/libguestfs-base.sh >/dev/null
+) &
+bases=$!
+
 # Builds the pinned Kubernetes binaries (etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl) from
 # tools/k8s, containerd from tools/containerd, CoreDNS from tools/coredns and
@@ -54,18 +72,6 @@ step "Kubernetes, containerd, CoreDNS and registry binaries" go run ./cmd/virtfl
 # (./hack/temporal workflow list).
 step "the temporal CLI" ./hack/temporal-cli.sh >/dev/null
 
-# The test guest (Debian cloud kernel + busybox initramfs + a small disk).
-step "the test guest" ./hack/mkguest.sh >/dev/null
-
-# The launcher image's base: Debian with libvirt and QEMU (once per package
-# list, about a minute).
-step "the launcher image's base" ./hack/launcher-base.sh >/dev/null
-
-# The libguestfs-tools image's base: Debian's libguestfs tools with a fixed
-# appliance, for `virtctl guestfs` (once per package list, about four
-# minutes).
-step "the libguestfs image's base" ./hack/libguestfs-base.sh >/dev/null
-
 # virtctl cross-built for hco's cli-download (linux, mac, windows × amd64,
 # arm64), and upstream KubeVirt's own virtctl, which the tests drive our API
 # with.
@@ -75,3 +81,9 @@ step "upstream virtctl" ./hack/upstream-virtctl.sh >/dev/null
 # The web console's browser bundle (console/web/dist, embedded in the
 # virtflow binary), from npm packages cached by the lockfile's hash.
 step "the web console bundle" ./hack/console-build.sh >/dev/null
+
+if ! wait "$bases"; then
+  echo "install: the test guest or an image base failed (see above)" >&2
+  exit 1
+fi
+printf '%s  install: done in %ds\n' "$(date +%T)" $((SECONDS - started)) >&2
