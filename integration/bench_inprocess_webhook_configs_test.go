@@ -10,7 +10,7 @@ import (
 
 	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtadmission"
 )
 
 func (w *webhookSet) clientConfig(path string) admissionregistrationv1.WebhookClientConfig {
@@ -27,10 +27,10 @@ func (w *webhookSet) validating(hcoHooks, virtAPIHooks bool) []admissionregistra
 	if !virtAPIHooks {
 		return hooks
 	}
-	hooks = append(hooks, virtapi.ValidatingWebhooks(cc)...)
+	hooks = append(hooks, virtadmission.ValidatingWebhooks(cc)...)
 	return append(hooks, cdi.DataVolumeWebhook(cc), cdi.DataImportCronWebhook(cc), cdi.PopulatorWebhook(cc), cdi.UninstallWebhook(cc))
 }
 
 func (w *webhookSet) mutating() []admissionregistrationv1.MutatingWebhook {
-	return virtapi.MutatingWebhooks(w.clientConfig)
+	return virtadmission.MutatingWebhooks(w.clientConfig)
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/virtflow/virtflow/operators/cdi/volumepopulator"
 	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtadmission"
 )
 
 // webhookSet is the admission webhooks of hco-webhook, virt-api and
@@ -71,7 +71,7 @@ func (w *webhookSet) attach(mgr ctrl.Manager, hcoHooks, virtAPIHooks, hppHook bo
 		w.server.Register(hostpathprovisioner.ValidatePath, hostpathprovisioner.Webhook(mgr.GetScheme()))
 	}
 	if virtAPIHooks {
-		for path, h := range virtapi.Webhooks(dec, mgr.GetAPIReader()) {
+		for path, h := range virtadmission.Webhooks(dec, mgr.GetAPIReader()) {
 			w.server.Register(path, h)
 		}
 		w.server.Register(datavolume.ValidatePath, &webhook.Admission{Handler: &datavolume.Validator{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}})

@@ -1,7 +1,7 @@
 // Package virtapiserver is the virt-api command: the aggregated API
-// subresources.kubevirt.io (start, stop, console, vnc, ...) and the
-// VirtualMachine and VirtualMachineInstance webhooks, on one TLS port
-// behind the virt-api Service.
+// subresources.kubevirt.io (start, stop, console, vnc, ...; package
+// virtapi) and KubeVirt's admission webhooks (package virtadmission), on
+// one TLS port behind the virt-api Service.
 package virtapiserver
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/virtflow/virtflow/commands/manager"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtadmission"
 	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 	"github.com/virtflow/virtflow/version"
 )
@@ -47,7 +48,7 @@ func handlers(mgr ctrl.Manager) manager.Build {
 			Authenticate: virtapi.ProxyAuthenticator(allowed),
 		}
 		mux := http.NewServeMux()
-		for path, h := range virtapi.Webhooks(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader()) {
+		for path, h := range virtadmission.Webhooks(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader()) {
 			mux.Handle(path, h)
 		}
 		mux.Handle("/", api.Handler())

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/kube/workloads"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtadmission"
 	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
@@ -36,12 +37,12 @@ func (in Install) virtAPI(ctx context.Context, c client.Reader, ns string) ([]cl
 	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
 		ObjectMeta: metav1.ObjectMeta{Name: VirtAPIValidator, Labels: l},
-		Webhooks:   virtapi.ValidatingWebhooks(cc),
+		Webhooks:   virtadmission.ValidatingWebhooks(cc),
 	}
 	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
 		ObjectMeta: metav1.ObjectMeta{Name: VirtAPIMutator, Labels: l},
-		Webhooks:   virtapi.MutatingWebhooks(cc),
+		Webhooks:   virtadmission.MutatingWebhooks(cc),
 	}
 	objs := []client.Object{
 		in.virtAPIDeployment(ns), certs, workloads.Service(ns, virtAPIName, selector(virtAPIName), l),

@@ -13,6 +13,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/operators/kubevirt/instancetype"
+	"github.com/virtflow/virtflow/operators/kubevirt/virtadmission"
 )
 
 // expandVM serves GET virtualmachines/NAME/expand-spec: the VM with its
@@ -83,28 +84,14 @@ func (s *Server) expand(ctx context.Context, vm *kubevirtv1.VirtualMachine) (*ku
 		return nil, errors.New("missing virtual machine template")
 	}
 	t := out.Spec.Template
-	addVolumeDisks(&t.Spec)
+	virtadmission.AddVolumeDisks(&t.Spec)
 	if cs := instancetype.Apply(field.NewPath("spec", "template", "spec"), it, pref, &t.Spec, &t.ObjectMeta); len(cs) > 0 {
 		return nil, cs.Err()
 	}
-	SetVMIDefaults(&t.Spec)
+	virtadmission.SetVMIDefaults(&t.Spec)
 	out.Spec.Instancetype, out.Spec.Preference = nil, nil
 	out.Status.InstancetypeRef, out.Status.PreferenceRef = nil, nil
 	return out, nil
-}
-
-// addVolumeDisks gives every volume without a disk one, as upstream's
-// defaults do.
-func addVolumeDisks(spec *kubevirtv1.VirtualMachineInstanceSpec) {
-	have := map[string]bool{}
-	for _, d := range spec.Domain.Devices.Disks {
-		have[d.Name] = true
-	}
-	for _, v := range spec.Volumes {
-		if !have[v.Name] {
-			spec.Domain.Devices.Disks = append(spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: v.Name})
-		}
-	}
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -1,3 +1,11 @@
+// Package virtapi is virt-api's server: the aggregated API
+// subresources.kubevirt.io (server.go routes it): the VM actions (start,
+// stop, restart), the VMI commands it passes to the node agents (pause,
+// freeze, soft reboot, ...), the console, VNC and screenshot streams,
+// guest info, guestfs, expand-spec and objectgraph, behind the front
+// proxy's authentication. virt-api's admission webhooks are
+// operators/kubevirt/virtadmission, which commands/virtapiserver serves
+// on the same port.
 package virtapi
 
 import (

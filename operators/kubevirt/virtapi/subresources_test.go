@@ -75,6 +75,27 @@ func runningVMI(conds ...kubevirtv1.VirtualMachineInstanceConditionType) *kubevi
 	return v
 }
 
+// sizedVM is a VM "vm" in ns that names the instancetype u1.small and
+// sets no memory of its own, changed by mutate.
+func sizedVM(mutate func(*kubevirtv1.VirtualMachineInstanceSpec, *kubevirtv1.VirtualMachine)) *kubevirtv1.VirtualMachine {
+	always := kubevirtv1.RunStrategyAlways
+	spec := kubevirtv1.VirtualMachineInstanceSpec{
+		Domain: kubevirtv1.DomainSpec{Devices: kubevirtv1.Devices{Disks: []kubevirtv1.Disk{{Name: "root"}}}},
+		Volumes: []kubevirtv1.Volume{{Name: "root", VolumeSource: kubevirtv1.VolumeSource{
+			ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "virtflow/test-guest"}}}},
+	}
+	vm := &kubevirtv1.VirtualMachine{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "VirtualMachine"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "vm"},
+		Spec: kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Instancetype: &kubevirtv1.InstancetypeMatcher{Name: "u1.small"},
+			Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: spec}},
+	}
+	if mutate != nil {
+		mutate(&vm.Spec.Template.Spec, vm)
+	}
+	return vm
+}
+
 // call makes a request and returns the status code and body.
 func call(t *testing.T, srv *httptest.Server, method, path, body string) (int, string) {
 	t.Helper()

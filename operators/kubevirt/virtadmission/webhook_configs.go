@@ -1,0 +1,64 @@
+package virtadmission
+
+import (
+	"net/http"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/virtflow/virtflow/kube/webhookconfig"
+)
+
+var createUpd = webhookconfig.CreateUpdate
+
+// ValidatingWebhooks are virt-api's VirtualMachine and
+// VirtualMachineInstance validators, named as upstream's.
+func ValidatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.ValidatingWebhook {
+	return []admissionregistrationv1.ValidatingWebhook{
+		webhookconfig.Validating(cc, "virtualmachine-validator.kubevirt.io", VMValidatePath, webhookconfig.Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
+		webhookconfig.Validating(cc, "virtualmachineinstances-create-validator.kubevirt.io", VMIValidatePath,
+			webhookconfig.Rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
+		webhookconfig.Validating(cc, "virtualmachinereplicaset-validator.kubevirt.io", VMIRSValidatePath, vmirsRules()),
+		// v1beta1 only, as upstream: with the default matchPolicy
+		// (Equivalent) a v1alpha1 pool reaches it as v1beta1.
+		webhookconfig.Validating(cc, "virtualmachinepool-validator.kubevirt.io", VMPoolValidatePath,
+			webhookconfig.Rules("pool.kubevirt.io", "v1beta1", "virtualmachinepools", createUpd...)),
+		webhookconfig.Validating(cc, "virtualmachinepreset-validator.kubevirt.io", VMIPresetValidatePath, vmiPresetRules()),
+		webhookconfig.Validating(cc, "kubevirt-validator.kubevirt.io", KubeVirtDeletePath, kubeVirtDeleteRules()),
+	}
+}
+
+// MutatingWebhooks are virt-api's VirtualMachine and
+// VirtualMachineInstance defaulters.
+func MutatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.MutatingWebhook {
+	hook := func(name, path string, r []admissionregistrationv1.RuleWithOperations) admissionregistrationv1.MutatingWebhook {
+		return webhookconfig.Mutating(cc, name, path, r)
+	}
+	return []admissionregistrationv1.MutatingWebhook{
+		hook("virtualmachines-mutator.kubevirt.io", VMMutatePath, webhookconfig.Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
+		hook("virtualmachineinstances-mutator.kubevirt.io", VMIMutatePath,
+			webhookconfig.Rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
+	}
+}
+
+// Webhooks are the handlers of virt-api's webhooks by path;
+// reader finds the instancetypes and preferences VMs name and the
+// presets VMIs match.
+func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handler {
+	return map[string]http.Handler{
+		VMValidatePath:  &webhook.Admission{Handler: &VMValidator{Decoder: dec, Reader: reader}},
+		VMIValidatePath: &webhook.Admission{Handler: &VMIValidator{Decoder: dec}},
+		VMMutatePath:    &webhook.Admission{Handler: &VMMutator{Decoder: dec}},
+		VMIMutatePath:   &webhook.Admission{Handler: &VMIMutator{Decoder: dec, Reader: reader}},
+
+		VMIRSValidatePath: &webhook.Admission{Handler: &VMIRSValidator{}},
+
+		VMPoolValidatePath: &webhook.Admission{Handler: &VMPoolValidator{}},
+
+		VMIPresetValidatePath: &webhook.Admission{Handler: &VMIPresetValidator{}},
+
+		KubeVirtDeletePath: &webhook.Admission{Handler: &KubeVirtDeletionValidator{Reader: reader}},
+	}
+}
