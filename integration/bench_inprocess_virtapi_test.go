@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/virtflow/virtflow/embedded/platform"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/kube/frontproxy"
 	"github.com/virtflow/virtflow/kube/webhookcert"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
@@ -72,7 +72,7 @@ func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) er
 		return fmt.Errorf("loading %s certificate: %w", api.service, err)
 	}
 	go func() { _ = watcher.Start(ctx) }()
-	clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, c)
+	clientCAs, allowed, err := frontproxy.Trust(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func serveAggregated(ctx context.Context, c client.Client, api aggregatedAPI) er
 		return fmt.Errorf("listening for %s: %w", api.service, err)
 	}
 	tlsCfg := &tls.Config{GetCertificate: watcher.GetCertificate, ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: clientCAs, MinVersion: tls.VersionTLS12}
-	hs := &http.Server{Handler: api.handler(virtapi.ProxyAuthenticator(allowed)), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: api.handler(frontproxy.Authenticator(allowed)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = hs.Close() }()
 	go func() { _ = hs.Serve(tls.NewListener(l, tlsCfg)) }()
 	return registerAPIService(ctx, c, api, l.Addr().(*net.TCPAddr).Port, bundle)

@@ -15,12 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/frontproxy"
 	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
 	"github.com/virtflow/virtflow/operators/cdi/dataimportcron"
 	"github.com/virtflow/virtflow/operators/cdi/datavolume"
 	"github.com/virtflow/virtflow/operators/cdi/volumepopulator"
-	"github.com/virtflow/virtflow/operators/kubevirt/virtapi"
 )
 
 // Main runs cdi-apiserver until ctx ends.
@@ -44,7 +44,7 @@ func Main(ctx context.Context, args []string) error {
 // the aggregator's client CA.
 func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 	return func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
-		clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, mgr.GetAPIReader())
+		clientCAs, allowed, err := frontproxy.Trust(ctx, mgr.GetAPIReader())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -55,7 +55,7 @@ func handlers(mgr ctrl.Manager, signer cdiapi.Signer) manager.Build {
 		mux.Handle(dataimportcron.ValidatePath, &webhook.Admission{Handler: &dataimportcron.Validator{}})
 		mux.Handle(volumepopulator.ValidatePath, &webhook.Admission{Handler: &volumepopulator.Validator{}})
 		mux.Handle(cdi.UninstallValidatePath, &webhook.Admission{Handler: &cdi.UninstallValidator{Reader: mgr.GetAPIReader()}})
-		mux.Handle("/", (&cdiapi.Server{Signer: signer, Authenticate: virtapi.ProxyAuthenticator(allowed)}).Handler())
+		mux.Handle("/", (&cdiapi.Server{Signer: signer, Authenticate: frontproxy.Authenticator(allowed)}).Handler())
 		return mux, clientCAs, nil
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/frontproxy"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
 	"github.com/virtflow/virtflow/operators/kubevirt/virtadmission"
@@ -37,7 +38,7 @@ func Main(ctx context.Context, args []string) error {
 // API, whose requests are authenticated by the aggregator's client CA.
 func handlers(mgr ctrl.Manager) manager.Build {
 	return func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
-		clientCAs, allowed, err := virtapi.FrontProxyTrust(ctx, mgr.GetAPIReader())
+		clientCAs, allowed, err := frontproxy.Trust(ctx, mgr.GetAPIReader())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -45,7 +46,7 @@ func handlers(mgr ctrl.Manager) manager.Build {
 		api := &virtapi.Server{
 			Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: mgr.GetAPIReader(),
 			Nodes:        &virtapi.NodeAgents{Client: mgr.GetAPIReader(), Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
-			Authenticate: virtapi.ProxyAuthenticator(allowed),
+			Authenticate: frontproxy.Authenticator(allowed),
 		}
 		mux := http.NewServeMux()
 		for path, h := range virtadmission.Webhooks(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader()) {

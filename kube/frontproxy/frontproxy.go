@@ -1,4 +1,9 @@
-package virtapi
+// Package frontproxy is how an aggregated API server (virt-api,
+// cdi-apiserver) trusts the kube-apiserver in front of it: the aggregator's
+// client CA and allowed names from the configmap every kube-apiserver
+// publishes for extension servers, and a check of each request's client
+// certificate against them.
+package frontproxy
 
 import (
 	"context"
@@ -14,9 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// FrontProxyTrust reads the aggregator's client CA and allowed names from
+// Trust reads the aggregator's client CA and allowed names from
 // the configmap every kube-apiserver publishes for extension servers.
-func FrontProxyTrust(ctx context.Context, c client.Reader) (*x509.CertPool, []string, error) {
+func Trust(ctx context.Context, c client.Reader) (*x509.CertPool, []string, error) {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, types.NamespacedName{Namespace: "kube-system", Name: "extension-apiserver-authentication"}, cm); err != nil {
 		return nil, nil, fmt.Errorf("reading the aggregator's client CA: %w", err)
@@ -30,9 +35,9 @@ func FrontProxyTrust(ctx context.Context, c client.Reader) (*x509.CertPool, []st
 	return pool, allowed, nil
 }
 
-// ProxyAuthenticator accepts only requests whose verified client
+// Authenticator accepts only requests whose verified client
 // certificate is one of the allowed front proxies'.
-func ProxyAuthenticator(allowed []string) func(*http.Request) error {
+func Authenticator(allowed []string) func(*http.Request) error {
 	return func(r *http.Request) error {
 		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
 			return errors.New("this API only serves requests proxied by the Kubernetes API server")
