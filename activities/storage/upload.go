@@ -35,6 +35,9 @@ type uploadProgress struct {
 // attempt (a dropped connection) leaves it listening for the next one; an
 // image that can never fit ends it.
 func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (res cdi.ImportResult, err error) {
+	// Reported from here on, so that an attempt failing to listen says so.
+	rep := a.reporter(ctx, cdi.ReceiveUploadName)
+	defer func() { rep.end(ctx, err) }()
 	host := a.NodeIP
 	if host == "" {
 		host = "127.0.0.1"
@@ -53,9 +56,7 @@ func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (
 	// The proxy must not forward to a server that is gone; the context
 	// may be cancelled by now, the note must still go.
 	defer claim.set(context.WithoutCancel(ctx), map[string]*string{cdi.AnnUploadServer: nil})
-	rep := a.reporter(ctx, cdi.ReceiveUploadName)
 	rep.start(ctx, addr)
-	defer func() { rep.end(ctx, err) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
