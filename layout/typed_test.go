@@ -28,6 +28,8 @@ var mistyped = []struct {
 	{`_ = cdi.CleanupDisk.Execute(ctx, cdi.ImportRequest{})`, []string{"not enough arguments", "cdi.CleanupDisk.Execute"}},
 	{`_ = cdi.ImportDisk.Bind(func(context.Context, cdi.CloneRequest) (cdi.ImportResult, error) { return cdi.ImportResult{}, nil })`, []string{"cdi.CloneRequest", "cdi.ImportDisk.Bind"}},
 	{`_ = cdi.CloneWorkflow.Bind(func(workflow.Context, cdi.ImportInput) (cdi.ImportResult, error) { return cdi.ImportResult{}, nil })`, []string{"cdi.ImportInput", "cdi.CloneWorkflow.Bind"}},
+	{`_ = cdi.ProgressSignal.Send(context.Background(), nil, "", "", cdi.ActivityProgress{})`, nil},
+	{`_ = cdi.ProgressSignal.Send(context.Background(), nil, "", "", cdi.ImportProgress{})`, []string{"cdi.ImportProgress", "cdi.ActivityProgress", "cdi.ProgressSignal.Send"}},
 }
 
 // mistypedHeader precedes the calls; the first call is on the line after

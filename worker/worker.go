@@ -68,7 +68,9 @@ func NewControl(c client.Client, kube crclient.Client, opts ...ControlOption) sd
 	cdi.RegisterCronActivities(w, &cdicron.Activities{Client: kube})
 	sspwf.RegisterWorkflows(w)
 	if o.durableTasks != nil {
-		ssp.RegisterTaskActivities(w, &ssptasks.Activities{Config: o.durableTasks, Tasks: catalog.Tasks(), Defaults: tasks.WithDefaults})
+		// The task activity reports its attempts to its own workflow
+		// through the worker's client.
+		ssp.RegisterTaskActivities(w, &ssptasks.Activities{Config: o.durableTasks, Tasks: catalog.Tasks(), Defaults: tasks.WithDefaults, Signals: c})
 	}
 	return w
 }
@@ -88,7 +90,9 @@ func NewNode(c client.Client, node, nodeIP string, diskOwner int, kube crclient.
 		DeploymentOptions:            deployment(),
 		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
 	})
-	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP, DiskUID: diskOwner, DiskGID: diskOwner})
+	// The disk activities report each attempt's progress to their own
+	// workflow through the worker's client.
+	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP, DiskUID: diskOwner, DiskGID: diskOwner, Signals: c})
 	return w
 }
 

@@ -16,6 +16,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/typed"
 	"github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/tasks/stepenv"
 )
@@ -41,14 +42,26 @@ type Activities struct {
 	NewClient func(cfg *rest.Config) (crclient.Client, error)
 	// HeartbeatEvery replaces heartbeatEvery when set (tests).
 	HeartbeatEvery time.Duration
+	// Signals reports each attempt to its own workflow
+	// (ssp.ProgressSignal), where the CustomRun's controller reads it from
+	// the memo; nil reports nothing.
+	Signals typed.Signaller
 }
 
 var _ ssp.TaskActivities = (*Activities)(nil)
 
 // RunTaskStep runs the requested task. Bad input fails for good; a task
 // that fails fails for good too, as its container would exit 1, unless it
-// failed to reach the API server, which is retried.
-func (a *Activities) RunTaskStep(ctx context.Context, req ssp.TaskRequest) (ssp.TaskResult, error) {
+// failed to reach the API server, which is retried. Each attempt reports
+// its start and its failure to the workflow.
+func (a *Activities) RunTaskStep(ctx context.Context, req ssp.TaskRequest) (res ssp.TaskResult, err error) {
+	a.started(ctx, req.Task)
+	defer func() { a.ended(ctx, req.Task, err) }()
+	return a.runTask(ctx, req)
+}
+
+// runTask runs the task as its service account.
+func (a *Activities) runTask(ctx context.Context, req ssp.TaskRequest) (ssp.TaskResult, error) {
 	task, params, err := a.prepare(req)
 	if err != nil {
 		return ssp.TaskResult{}, err

@@ -14,10 +14,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/contracts/typed"
 )
 
-// heartbeatEvery is how often a copy heartbeats its checkpoint and
-// publishes its progress on the claim.
+// heartbeatEvery is how often a copy heartbeats its checkpoint and hands
+// its percentage to the attempt's reporter.
 const (
 	heartbeatEvery   = 2 * time.Second
 	scratchDirPrefix = "virtflow-import-"
@@ -35,6 +36,10 @@ type Activities struct {
 	// user, or a libguestfs pod of it, opens them as they are; 0 leaves
 	// them to whoever wrote them.
 	DiskUID, DiskGID int
+	// Signals reports each attempt's progress to its own workflow
+	// (cdi.ProgressSignal), where the reconcilers read it from the memo;
+	// nil reports nothing.
+	Signals typed.Signaller
 }
 
 var _ cdi.DiskActivities = (*Activities)(nil)
@@ -52,8 +57,11 @@ type checkpoint struct {
 
 // ImportDisk fills the volume's disk from its source, heartbeating a
 // checkpoint so that a retry after a crash resumes where the last one left
-// off.
-func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (cdi.ImportResult, error) {
+// off, and reporting the attempt's progress to its workflow.
+func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (res cdi.ImportResult, err error) {
+	rep := a.reporter(ctx, cdi.ImportDiskName)
+	rep.start(ctx, "")
+	defer func() { rep.end(ctx, err) }()
 	disk := filepath.Join(req.VolumeDir, cdi.DiskFileName)
 	if req.Blank {
 		if err := ensureSize(disk, req.Size); err != nil {
@@ -61,13 +69,17 @@ func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (cdi
 		}
 		return cdi.ImportResult{Format: "raw", VirtualSize: req.Size}, a.finishDisk(disk)
 	}
+	return a.importDisk(ctx, req, disk, rep)
+}
+
+// importDisk copies the source into disk, resuming from the last
+// checkpoint a failed attempt heartbeated.
+func (a *Activities) importDisk(ctx context.Context, req cdi.ImportRequest, disk string, rep *reporter) (cdi.ImportResult, error) {
 	var last checkpoint
 	if activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &last)
 	}
-	claim := a.claimNotes(req.Namespace, req.Claim)
-	claim.started(ctx)
-	hb := newHeartbeater(ctx, last.Offset, claim)
+	hb := newHeartbeater(ctx, last.Offset, rep)
 	hb.carryStalls(last)
 	defer hb.stop()
 	info, err := a.importSource(ctx, req, disk, ImportOptions{
@@ -127,8 +139,8 @@ func (a *Activities) importSource(ctx context.Context, req cdi.ImportRequest, di
 func volumeScratch(volumeDir string) string { return filepath.Join(volumeDir, ".virtflow-scratch") }
 
 // CleanupImport removes the import's scratch directory and notes on the
-// claim and, when the import did not finish (it was cancelled), its
-// partial disk.
+// claim (an upload server's, and those earlier builds wrote) and, when the
+// import did not finish (it was cancelled), its partial disk.
 func (a *Activities) CleanupImport(ctx context.Context, req cdi.ImportRequest, removeDisk bool) error {
 	a.claimNotes(req.Namespace, req.Claim).clear(ctx)
 	for _, dir := range []string{ScratchDir(req.Key), volumeScratch(req.VolumeDir)} {

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"go.temporal.io/sdk/activity"
 	corev1 "k8s.io/api/core/v1"
@@ -14,12 +13,12 @@ import (
 	"github.com/virtflow/virtflow/contracts/cdi"
 )
 
-// claimNotes writes a disk activity's state onto the claim it fills: the
-// DataVolume reconciler watches claims, so the write is what tells it of a
-// new attempt, a copy's progress or a listening upload server, the way
-// CDI's importer pods tell CDI's controller through claim annotations.
-// They are notes, not the record: a failed write is logged, and the
-// workflow's outcome still decides the DataVolume's phase.
+// claimNotes writes what cdi-uploadproxy routes by onto the claim an
+// upload fills: its server's address. Status does not come from here (the
+// activities report to their workflow, whose memo the reconcilers read);
+// cleanup also removes the progress and attempt notes earlier builds
+// wrote. A failed write is logged, and the workflow's outcome still
+// decides the DataVolume's phase.
 type claimNotes struct {
 	c   client.Client
 	key types.NamespacedName
@@ -32,13 +31,6 @@ func (a *Activities) claimNotes(namespace, claim string) *claimNotes {
 		return nil
 	}
 	return &claimNotes{c: a.Client, key: types.NamespacedName{Namespace: namespace, Name: claim}}
-}
-
-// started notes the attempt now running: above 1, the previous one failed
-// and the reconciler shows why.
-func (n *claimNotes) started(ctx context.Context) {
-	attempt := strconv.Itoa(int(activity.GetInfo(ctx).Attempt))
-	n.set(ctx, map[string]*string{cdi.AnnAttempt: &attempt})
 }
 
 // set merges the annotations; a nil value removes one.
@@ -56,7 +48,7 @@ func (n *claimNotes) set(ctx context.Context, values map[string]*string) {
 	}
 }
 
-// clear removes every note.
+// clear removes every note, those of earlier builds included.
 func (n *claimNotes) clear(ctx context.Context) {
 	n.set(ctx, map[string]*string{cdi.AnnProgress: nil, cdi.AnnAttempt: nil, cdi.AnnUploadServer: nil})
 }

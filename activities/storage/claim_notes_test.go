@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,9 +18,33 @@ import (
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
-// A disk activity notes its attempt and progress on the claim it fills,
-// where the DataVolume reconciler sees them; cleanup removes the notes.
-func TestCloneNotesItsAttemptAndProgressOnTheClaim(t *testing.T) {
+// signals records the progress reports an activity sends its workflow.
+type signals struct {
+	mu      sync.Mutex
+	reports []cdi.ActivityProgress
+	ids     []string
+}
+
+func (s *signals) SignalWorkflow(_ context.Context, workflowID, _, name string, arg any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == cdi.ProgressSignalName {
+		s.reports = append(s.reports, arg.(cdi.ActivityProgress))
+		s.ids = append(s.ids, workflowID)
+	}
+	return nil
+}
+
+func (s *signals) sent() []cdi.ActivityProgress {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]cdi.ActivityProgress(nil), s.reports...)
+}
+
+// A disk activity reports its attempt and progress to its own workflow,
+// and writes no status onto the claim; cleanup removes the notes earlier
+// builds wrote there.
+func TestCloneReportsToItsWorkflowAndCleanupClearsTheClaim(t *testing.T) {
 	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "target", Annotations: map[string]string{"keep": "me"}}}
@@ -29,17 +54,22 @@ func TestCloneNotesItsAttemptAndProgressOnTheClaim(t *testing.T) {
 
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	a := &Activities{Client: c}
+	rec := &signals{}
+	a := &Activities{Client: c, Signals: rec}
 	env.RegisterActivity(a)
 	req := cdi.CloneRequest{SourceDir: srcDir, VolumeDir: dstDir, Size: 4 << 20, Key: "c3", Namespace: "ns", Claim: "target"}
 	_, err = env.ExecuteActivity(a.CloneDisk, req)
 	require.NoError(t, err)
+	sent := rec.sent()
+	require.Equal(t, cdi.ActivityProgress{Name: cdi.CloneDiskName, Attempt: 1}, sent[0], "the attempt's start")
+	require.Equal(t, cdi.ActivityProgress{Name: cdi.CloneDiskName, Attempt: 1, Percent: 100}, sent[len(sent)-1], "its end")
+	require.NotEmpty(t, rec.ids[0], "sent to the activity's own workflow")
 	got := &corev1.PersistentVolumeClaim{}
 	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Namespace: "ns", Name: "target"}, got))
-	require.Equal(t, "1", got.Annotations[cdi.AnnAttempt])
-	require.Contains(t, got.Annotations, cdi.AnnProgress)
-	require.Equal(t, "me", got.Annotations["keep"])
+	require.Equal(t, map[string]string{"keep": "me"}, got.Annotations, "no status on the claim")
 
+	got.Annotations[cdi.AnnProgress], got.Annotations[cdi.AnnAttempt] = "42.00%", "2"
+	require.NoError(t, c.Update(context.Background(), got))
 	_, err = env.ExecuteActivity(a.CleanupImport, cdi.ImportRequest{Namespace: "ns", Claim: "target", VolumeDir: dstDir, Key: "c3"}, false)
 	require.NoError(t, err)
 	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Namespace: "ns", Name: "target"}, got))

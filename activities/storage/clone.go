@@ -16,8 +16,16 @@ import (
 // CloneDisk copies the source disk into the target: as a reflink where the
 // filesystem shares extents (instant, no data moved), else as a sparse,
 // resumable chunked copy (holes stay holes; a retry resumes from the last
-// checkpoint).
-func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (cdi.ImportResult, error) {
+// checkpoint). It reports the attempt's progress to its workflow.
+func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (res cdi.ImportResult, err error) {
+	rep := a.reporter(ctx, cdi.CloneDiskName)
+	rep.start(ctx, "")
+	defer func() { rep.end(ctx, err) }()
+	return a.cloneDisk(ctx, req, rep)
+}
+
+// cloneDisk reflinks or copies the source disk into the target.
+func (a *Activities) cloneDisk(ctx context.Context, req cdi.CloneRequest, rep *reporter) (cdi.ImportResult, error) {
 	src := filepath.Join(req.SourceDir, cdi.DiskFileName)
 	dst := filepath.Join(req.VolumeDir, cdi.DiskFileName)
 	st, err := os.Stat(src)
@@ -35,9 +43,7 @@ func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (cdi.I
 	if last.Offset == 0 && reflink(src, dst) == nil {
 		return cdi.ImportResult{Format: "raw", VirtualSize: st.Size()}, GrowRaw(ctx, dst, req.Size)
 	}
-	claim := a.claimNotes(req.Namespace, req.Claim)
-	claim.started(ctx)
-	hb := newHeartbeater(ctx, last.Offset, claim)
+	hb := newHeartbeater(ctx, last.Offset, rep)
 	defer hb.stop()
 	err = CopyResumable(ctx, FileNode(src), "raw", st.Size(), dst, CopyOptions{
 		Cache: CacheModeFor(req.VolumeDir), From: last.Offset, Checkpoint: hb.checkpoint,

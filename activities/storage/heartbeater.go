@@ -13,8 +13,8 @@ import (
 )
 
 // heartbeater records the last checkpoint and the percentage on a timer,
-// not on every qemu-img progress line, and publishes a changed percentage
-// on the claim.
+// not on every qemu-img progress line, and hands the percentage to the
+// attempt's reporter, which tells the workflow when it moved enough.
 type heartbeater struct {
 	mu      sync.Mutex
 	p       checkpoint
@@ -22,21 +22,17 @@ type heartbeater struct {
 	stopped sync.Once
 }
 
-func newHeartbeater(ctx context.Context, from int64, claim *claimNotes) *heartbeater {
+func newHeartbeater(ctx context.Context, from int64, rep *reporter) *heartbeater {
 	h := &heartbeater{p: checkpoint{Offset: from, ResumedFrom: from}, done: make(chan struct{})}
 	go func() {
 		t := time.NewTicker(heartbeatEvery)
 		defer t.Stop()
-		published := -1.0
 		for {
 			h.mu.Lock()
 			p := h.p
 			h.mu.Unlock()
 			activity.RecordHeartbeat(ctx, p)
-			if p.Percent != published {
-				claim.set(ctx, map[string]*string{cdi.AnnProgress: percent(p.Percent)})
-				published = p.Percent
-			}
+			rep.progress(ctx, p.Percent)
 			select {
 			case <-t.C:
 			case <-h.done:
@@ -45,11 +41,6 @@ func newHeartbeater(ctx context.Context, from int64, claim *claimNotes) *heartbe
 		}
 	}()
 	return h
-}
-
-func percent(p float64) *string {
-	s := fmt.Sprintf("%.2f%%", p)
-	return &s
 }
 
 func (h *heartbeater) checkpoint(off int64) {

@@ -30,9 +30,14 @@ type uploadProgress struct {
 
 // ReceiveUpload serves one upload into the volume: it listens on the
 // node, notes its address on the claim (where cdi-uploadproxy finds it),
-// and returns once an upload has been written. A failed attempt (a dropped connection) leaves it
-// listening for the next one; an image that can never fit ends it.
-func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (cdi.ImportResult, error) {
+// reports it to its workflow (whose memo tells the DataVolume the upload
+// is ready), and returns once an upload has been written. A failed
+// attempt (a dropped connection) leaves it listening for the next one; an
+// image that can never fit ends it.
+func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (res cdi.ImportResult, err error) {
+	// Reported from here on, so that an attempt failing to listen says so.
+	rep := a.reporter(ctx, cdi.ReceiveUploadName)
+	defer func() { rep.end(ctx, err) }()
 	host := a.NodeIP
 	if host == "" {
 		host = "127.0.0.1"
@@ -47,11 +52,11 @@ func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (
 	defer srv.Close()
 	addr := l.Addr().String()
 	claim := a.claimNotes(req.Namespace, req.Claim)
-	claim.started(ctx)
 	claim.set(ctx, map[string]*string{cdi.AnnUploadServer: &addr})
 	// The proxy must not forward to a server that is gone; the context
 	// may be cancelled by now, the note must still go.
 	defer claim.set(context.WithoutCancel(ctx), map[string]*string{cdi.AnnUploadServer: nil})
+	rep.start(ctx, addr)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {

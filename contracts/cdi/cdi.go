@@ -72,12 +72,15 @@ type CloneInput struct {
 	Request    CloneRequest `json:"request"`
 }
 
-// ImportProgress is an import's, upload's or clone's memo. The copy's
-// percentage is not in it: the disk activity annotates the claim with it
-// (AnnProgress), which is what wakes the DataVolume's reconciler.
+// ImportProgress is an import's, upload's or clone's memo, the one place
+// the reconcilers read its progress from.
 type ImportProgress struct {
 	Step        string `json:"step"`
 	Format      string `json:"format,omitempty"`
 	VirtualSize int64  `json:"virtualSize,omitempty"`
 	ResumedFrom int64  `json:"resumedFrom,omitempty"`
+	// Activity is the disk activity's progress while Step is
+	// StepImporting, as the activity signalled it (ProgressSignal). Runs
+	// started before the workflow relayed progress never set it.
+	Activity *ActivityProgress `json:"activity,omitempty"`
 }

@@ -32,18 +32,19 @@ const DiskFileName = "disk.img"
 // UploadPath is where a node's upload server takes the image.
 const UploadPath = "/v1beta1/upload"
 
-// Annotations the disk activities keep on the claim they fill. A write to
-// the claim wakes the DataVolume's reconciler, so a copy's progress, a
-// retried attempt and a listening upload server show without anyone
-// polling Temporal.
+// Annotations on the claim a disk activity fills.
 const (
-	// AnnProgress is the copy's percentage, "NN.NN%".
-	AnnProgress = "virtflow.io/storage.progress"
-	// AnnAttempt is the number of the running attempt of the disk
-	// activity; above 1 the previous one failed and is being retried.
-	AnnAttempt = "virtflow.io/storage.attempt"
-	// AnnUploadServer is host:port of the upload server while it listens.
+	// AnnUploadServer is host:port of the upload server while it listens:
+	// cdi-uploadproxy routes an upload by it. Status does not read it;
+	// the workflow's memo carries the same address (ActivityProgress).
 	AnnUploadServer = "virtflow.io/storage.upload.server"
+	// AnnProgress ("NN.NN%") and AnnAttempt (the running attempt's
+	// number) were written by disk activities before they reported to
+	// their workflow (ProgressSignal). Only the reconcilers' transitional
+	// fallback for runs started before then reads them, and cleanup
+	// removes them; both go with that fallback.
+	AnnProgress = "virtflow.io/storage.progress"
+	AnnAttempt  = "virtflow.io/storage.attempt"
 )
 
 // Error types of disk failures a retry cannot fix; workflows and
@@ -76,7 +77,7 @@ type SourceRef struct {
 type ImportRequest struct {
 	// Namespace holds the source's secret and config map, and the claim.
 	Namespace string `json:"namespace"`
-	// Claim is the claim being filled, annotated with the progress.
+	// Claim is the claim being filled; an upload's server is noted on it.
 	Claim string `json:"claim,omitempty"`
 	// VolumeDir is the volume's directory on the node; the disk is
 	// VolumeDir/disk.img, as CDI writes filesystem volumes.
@@ -103,8 +104,8 @@ type CloneRequest struct {
 	// source's.
 	Size int64  `json:"size"`
 	Key  string `json:"key"`
-	// Namespace and Claim name the target claim, annotated with the
-	// progress.
+	// Namespace and Claim name the target claim (cleaned of notes
+	// earlier builds left on it).
 	Namespace string `json:"namespace,omitempty"`
 	Claim     string `json:"claim,omitempty"`
 }

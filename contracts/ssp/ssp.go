@@ -112,6 +112,10 @@ type Progress struct {
 	Step string `json:"step"`
 	// Message describes the step for the CustomRun's condition.
 	Message string `json:"message,omitempty"`
+	// Activity is the task activity's attempt while Step is a task, as
+	// the activity signalled it (ProgressSignal). Runs started before the
+	// workflows relayed it never set it.
+	Activity *ActivityProgress `json:"activity,omitempty"`
 }
 
 // Steps beside the task names.

@@ -54,7 +54,10 @@ type State struct {
 	Phase Phase
 	// Message explains a failure in the workflow's own words.
 	Message string
-	// Activities are the execution's pending activities.
+	// Activities are the execution's pending activities. Reconcilers read
+	// an activity's progress from the workflow's memo; only their
+	// transitional fallback for runs started before the workflows relayed
+	// it (the status_legacy.go files) reads these, and they go with it.
 	Activities []PendingActivity
 	// HistoryLength is the number of events in its history, where a
 	// Watcher starts waiting for new ones.
@@ -66,7 +69,7 @@ type State struct {
 // PendingActivity is a running or retrying activity: its retry count and
 // why its last attempt failed. Its heartbeat is the activity's own business
 // (where a retry resumes); what a reconciler shows of a running activity it
-// reads from the objects the activity writes.
+// reads from the memo its workflow publishes.
 type PendingActivity struct {
 	Type        string
 	Attempt     int32

@@ -37,7 +37,8 @@ type fill[In any] struct {
 // fillVolume runs the data-path activity, with cleanup of partial data
 // when cancelled.
 func fillVolume[In any](ctx workflow.Context, in fill[In]) (res cdi.ImportResult, err error) {
-	if err := publish(ctx, cdi.ImportProgress{Step: cdi.StepImporting}); err != nil {
+	pr := newProgress(ctx, in.activity.Name)
+	if err := pr.publish(ctx, cdi.ImportProgress{Step: cdi.StepImporting}); err != nil {
 		return res, err
 	}
 	node := workflow.WithActivityOptions(ctx, nodeOptions(in.node))
@@ -46,7 +47,7 @@ func fillVolume[In any](ctx workflow.Context, in fill[In]) (res cdi.ImportResult
 			return
 		}
 		dctx, _ := workflow.NewDisconnectedContext(node)
-		_ = publish(dctx, cdi.ImportProgress{Step: cdi.StepCleanup})
+		_ = pr.publish(dctx, cdi.ImportProgress{Step: cdi.StepCleanup})
 		_ = cdi.CleanupDisk.Execute(dctx, in.cleanup, true)
 	}()
 	// Not wrapped: the failure's type and message are the DataVolume's
@@ -58,7 +59,7 @@ func fillVolume[In any](ctx workflow.Context, in fill[In]) (res cdi.ImportResult
 	if err := cdi.CleanupDisk.Execute(node, in.cleanup, false); err != nil {
 		return res, fmt.Errorf("cleaning up after %s: %w", in.dataVolume, err)
 	}
-	return res, publish(ctx, cdi.ImportProgress{Step: cdi.StepCompleted, Format: res.Format, VirtualSize: res.VirtualSize, ResumedFrom: res.ResumedFrom})
+	return res, pr.publish(ctx, cdi.ImportProgress{Step: cdi.StepCompleted, Format: res.Format, VirtualSize: res.VirtualSize, ResumedFrom: res.ResumedFrom})
 }
 
 // nodeOptions run the data path on the node. The heartbeat timeout is what
@@ -81,11 +82,4 @@ func nodeOptions(node string) workflow.ActivityOptions {
 			},
 		},
 	}
-}
-
-func publish(ctx workflow.Context, p cdi.ImportProgress) error {
-	if err := workflow.UpsertMemo(ctx, map[string]interface{}{cdi.ProgressMemoKey: p}); err != nil {
-		return fmt.Errorf("publishing progress: %w", err)
-	}
-	return nil
 }

@@ -51,7 +51,7 @@ type pipeline struct {
 // run runs one task, recording its results. A failure names the task; a
 // cancellation stays one, so the workflow ends cancelled.
 func (pl *pipeline) run(ctx workflow.Context, task string, params ssp.Params) error {
-	if err := pl.progress.set(ctx, task, "Running task "+task); err != nil {
+	if err := pl.progress.task(ctx, task); err != nil {
 		return err
 	}
 	req := ssp.TaskRequest{Task: task, Namespace: pl.in.Namespace, ServiceAccount: pl.in.ServiceAccount, Params: params}
@@ -81,7 +81,7 @@ func (pl *pipeline) cleanUp(ctx workflow.Context, runErr error) error {
 	case runErr != nil:
 		return runErr
 	}
-	return pl.progress.set(ctx, ssp.StepCompleted,
+	return pl.progress.completed(ctx,
 		fmt.Sprintf("VM %s/%s was created, ran and was cleaned up", pl.res.VMNamespace, pl.res.VMName))
 }
 

@@ -24,7 +24,7 @@ func RunTektonTask(ctx workflow.Context, req ssp.TaskRequest) (ssp.TaskResult, e
 	if err != nil {
 		return ssp.TaskResult{}, err
 	}
-	if err := p.set(ctx, req.Task, "Running task "+req.Task); err != nil {
+	if err := p.task(ctx, req.Task); err != nil {
 		return ssp.TaskResult{}, err
 	}
 	act := workflow.WithActivityOptions(ctx, taskOptions())
@@ -33,7 +33,7 @@ func RunTektonTask(ctx workflow.Context, req ssp.TaskRequest) (ssp.TaskResult, e
 	if err != nil {
 		return res, err
 	}
-	return res, p.set(ctx, ssp.StepCompleted, fmt.Sprintf("Task %s completed", req.Task))
+	return res, p.completed(ctx, fmt.Sprintf("Task %s completed", req.Task))
 }
 
 // taskOptions run a task for as long as it takes: its CustomRun's timeout
@@ -51,26 +51,4 @@ func taskOptions() workflow.ActivityOptions {
 			NonRetryableErrorTypes: []string{ssp.ErrTypeUnknownTask, ssp.ErrTypeInvalidParams, ssp.ErrTypeTaskFailed},
 		},
 	}
-}
-
-// progress is a run's Progress, answered by query and published in the
-// memo the controller reads.
-type progress struct {
-	p ssp.Progress
-}
-
-func newProgress(ctx workflow.Context) (*progress, error) {
-	pr := &progress{}
-	if err := workflow.SetQueryHandler(ctx, ssp.ProgressQuery, func() (ssp.Progress, error) { return pr.p, nil }); err != nil {
-		return nil, fmt.Errorf("registering the progress query: %w", err)
-	}
-	return pr, nil
-}
-
-func (pr *progress) set(ctx workflow.Context, step, message string) error {
-	pr.p = ssp.Progress{Step: step, Message: message}
-	if err := workflow.UpsertMemo(ctx, map[string]interface{}{ssp.ProgressMemoKey: pr.p}); err != nil {
-		return fmt.Errorf("publishing progress: %w", err)
-	}
-	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -30,6 +32,7 @@ import (
 type fakeTemporal struct {
 	client.Client
 	status    map[string]enumspb.WorkflowExecutionStatus
+	memo      map[string]cdi.ImportProgress
 	started   []cdi.ImportInput
 	cancelled []string
 }
@@ -39,7 +42,15 @@ func (f *fakeTemporal) DescribeWorkflowExecution(_ context.Context, id, _ string
 	if !ok {
 		return nil, serviceerror.NewNotFound(id)
 	}
-	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: s}}, nil
+	info := &workflowpb.WorkflowExecutionInfo{Status: s}
+	if p, ok := f.memo[id]; ok {
+		payload, err := converter.GetDefaultDataConverter().ToPayload(p)
+		if err != nil {
+			return nil, err
+		}
+		info.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{cdi.ProgressMemoKey: payload}}
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: info}, nil
 }
 
 func (f *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, typ interface{}, args ...interface{}) (client.WorkflowRun, error) {
@@ -118,6 +129,15 @@ func TestImportStartsOnceTheClaimIsBoundAndStopsBeforeTheDataVolumeGoes(t *testi
 	require.Equal(t, "http://images/disk.img", in.Request.Source.URL)
 	require.NoError(t, c.Get(ctx, dvKey, dv))
 	require.Equal(t, cdiv1.ImportScheduled, dv.Status.Phase)
+
+	tc.memo = map[string]cdi.ImportProgress{cdi.ImportWorkflowID("dv-uid"): {Step: cdi.StepImporting,
+		Activity: &cdi.ActivityProgress{Name: cdi.ImportDiskName, Attempt: 2, Percent: 12.5, LastFailure: "connection reset by peer"}}}
+	reconcileDV(t, r)
+	require.NoError(t, c.Get(ctx, dvKey, dv))
+	require.Equal(t, cdiv1.ImportInProgress, dv.Status.Phase, "the memo's disk activity shows")
+	require.Equal(t, cdiv1.DataVolumeProgress("12.50%"), dv.Status.Progress)
+	require.Equal(t, int32(1), dv.Status.RestartCount)
+	require.Equal(t, "connection reset by peer", dv.Status.Conditions[2].Message)
 
 	require.NoError(t, c.Delete(ctx, dv))
 	require.Equal(t, workflowstate.Resync, reconcileDV(t, r).RequeueAfter, "waits for the import to clean up")

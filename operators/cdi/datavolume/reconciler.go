@@ -58,11 +58,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // filling is what one reconcile gathers to fill a DataVolume: its bound
-// claim, a clone's source, and the node a workflow it starts runs on.
+// claim, a clone's source, the node a workflow it starts runs on, and the
+// workflow's progress memo.
 type filling struct {
-	claim claim
-	src   cloneSrc
-	node  string
+	claim    claim
+	src      cloneSrc
+	node     string
+	progress cdi.ImportProgress
 }
 
 func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*cdiv1.DataVolume, filling] {
@@ -75,6 +77,8 @@ func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*cdiv1.DataVolume, 
 			return id
 		},
 		Prepare:  r.prepare,
+		MemoKey:  cdi.ProgressMemoKey,
+		Progress: func(f *filling) any { return &f.progress },
 		Start:    r.start,
 		Report:   r.report,
 		Finalize: r.release,
@@ -119,7 +123,7 @@ func (r *Reconciler) report(ctx context.Context, dv *cdiv1.DataVolume, f *fillin
 		_, typ := workflowOf(dv)
 		r.Recorder.Eventf(dv, corev1.EventTypeNormal, scheduledReason(dv), "%s into %s scheduled on node %s (workflow %s)", typ, dv.Name, f.node, run.ID)
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, dv, importStatus(dv, f.claim.pvc, run.State))
+	return ctrl.Result{}, r.writeStatus(ctx, dv, importStatus(dv, f.claim.pvc, run.State, f.progress))
 }
 
 // awaitBinding reports an unbound claim and, where the DataVolume asked for

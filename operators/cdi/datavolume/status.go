@@ -44,10 +44,10 @@ func failedClaim(dv *cdiv1.DataVolume, err error) cdiv1.DataVolumeStatus {
 }
 
 // importStatus maps the import workflow onto phase, progress and
-// conditions. A retried attempt's last failure comes from the disk
-// activity's pending state; the copy's percentage and the upload server
-// from what the activity notes on the claim.
-func importStatus(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, state workflowstate.State) cdiv1.DataVolumeStatus {
+// conditions: its run's phase, and while it runs what its memo (p) shows
+// of the disk activity: the attempt, the last failure while it is being
+// retried, the copy's percentage and a listening upload server.
+func importStatus(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, state workflowstate.State, p cdi.ImportProgress) cdiv1.DataVolumeStatus {
 	st := cdiv1.DataVolumeStatus{ClaimName: dv.Name, Progress: "N/A", RestartCount: dv.Status.RestartCount}
 	bound := cond(cdiv1.DataVolumeBound, corev1.ConditionTrue, ReasonBound, fmt.Sprintf("PVC %s Bound", dv.Name))
 	switch state.Phase {
@@ -66,20 +66,14 @@ func importStatus(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, state
 			cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""),
 			cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonError, msg)}
 	default:
-		st.Phase = cdiv1.ImportScheduled
-		running := cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Import scheduled")
-		if isClone(dv) {
-			st.Phase, running.Message = cdiv1.CloneScheduled, "Clone scheduled"
-		}
-		if act, ok := state.Activity(cdi.ImportDiskName); ok {
-			st.Phase, running = runningState(act, pvc, &st)
-		}
-		if act, ok := state.Activity(cdi.CloneDiskName); ok {
-			_, running = runningState(act, pvc, &st)
-			st.Phase = cdiv1.CloneInProgress
-		}
-		if isUpload(dv) {
-			st.Phase, running = uploadState(pvc)
+		var running cdiv1.DataVolumeCondition
+		switch {
+		case p.Activity != nil:
+			st.Phase, running = activityState(dv, *p.Activity, &st)
+		case RelaysNoActivity(p):
+			st.Phase, running = legacyRunningState(dv, pvc, state, &st)
+		default:
+			st.Phase, running = scheduledState(dv)
 		}
 		st.Conditions = []cdiv1.DataVolumeCondition{bound, cond(cdiv1.DataVolumeReady, corev1.ConditionFalse, "", ""), running}
 	}
@@ -92,29 +86,55 @@ func importStatus(dv *cdiv1.DataVolume, pvc *corev1.PersistentVolumeClaim, state
 	return st
 }
 
-// uploadState is UploadReady once the node's upload server has noted its
-// address on the claim, UploadScheduled before.
-func uploadState(pvc *corev1.PersistentVolumeClaim) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
-	if pvc.Annotations[cdi.AnnUploadServer] == "" {
+// scheduledState is a fill whose disk activity has not started.
+func scheduledState(dv *cdiv1.DataVolume) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	switch {
+	case isUpload(dv):
+		return uploadState(false)
+	case isClone(dv):
+		return cdiv1.CloneScheduled, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Clone scheduled")
+	}
+	return cdiv1.ImportScheduled, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Import scheduled")
+}
+
+// activityState maps what the disk activity reported onto a running
+// DataVolume: an upload is ready while its server listens; an import or
+// clone shows its percentage and, while a failed attempt is retried (as
+// CDI restarts its importer), the restarts and the last failure.
+func activityState(dv *cdiv1.DataVolume, a cdi.ActivityProgress, st *cdiv1.DataVolumeStatus) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	if isUpload(dv) {
+		return uploadState(a.UploadServer != "")
+	}
+	if a.Attempt == 0 {
+		return scheduledState(dv)
+	}
+	st.Progress = ProgressOf(a)
+	phase := cdiv1.ImportInProgress
+	if isClone(dv) {
+		phase = cdiv1.CloneInProgress
+	}
+	if a.Attempt > 1 {
+		st.RestartCount = a.Attempt - 1
+		if a.LastFailure != "" {
+			return phase, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonError, a.LastFailure)
+		}
+	}
+	return phase, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
+}
+
+// ProgressOf is the copy's percentage as a DataVolume and a populated
+// claim show it, "NN.NN%".
+func ProgressOf(a cdi.ActivityProgress) cdiv1.DataVolumeProgress {
+	return cdiv1.DataVolumeProgress(fmt.Sprintf("%.2f%%", a.Percent))
+}
+
+// uploadState is UploadReady while the node's upload server listens,
+// UploadScheduled before.
+func uploadState(listening bool) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
+	if !listening {
 		return cdiv1.UploadScheduled, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonPending, "Upload server starting")
 	}
 	return cdiv1.UploadReady, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
-}
-
-// runningState reads the copy's percentage from the claim and the disk
-// activity's last failure while it is being retried (CDI's restarting
-// importer).
-func runningState(act workflowstate.PendingActivity, pvc *corev1.PersistentVolumeClaim, st *cdiv1.DataVolumeStatus) (cdiv1.DataVolumePhase, cdiv1.DataVolumeCondition) {
-	if p := pvc.Annotations[cdi.AnnProgress]; p != "" {
-		st.Progress = cdiv1.DataVolumeProgress(p)
-	}
-	if act.Attempt > 1 {
-		st.RestartCount = act.Attempt - 1
-	}
-	if act.LastFailure != "" && act.Attempt > 1 {
-		return cdiv1.ImportInProgress, cond(cdiv1.DataVolumeRunning, corev1.ConditionFalse, ReasonError, act.LastFailure)
-	}
-	return cdiv1.ImportInProgress, cond(cdiv1.DataVolumeRunning, corev1.ConditionTrue, ReasonRunning, "")
 }
 
 // statusKind writes DataVolume status through its subresource.

@@ -16,7 +16,7 @@ import (
 func (r *Reconciler) handOver(ctx context.Context, pvc, prime *corev1.PersistentVolumeClaim) (ctrl.Result, error) {
 	done := podState(corev1.PodSucceeded, false, 0, false, "Completed", "Import Complete")
 	first := pvc.Annotations[AnnPodPhase] != string(corev1.PodSucceeded)
-	if err := r.annotate(ctx, pvc, targetAnnotations(prime, done)); err != nil {
+	if err := r.annotate(ctx, pvc, targetAnnotations(prime, done, "")); err != nil {
 		return ctrl.Result{}, err
 	}
 	if first {

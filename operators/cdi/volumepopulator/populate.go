@@ -37,20 +37,21 @@ func (r *Reconciler) awaitPrime(ctx context.Context, pvc, prime *corev1.Persiste
 				return ctrl.Result{}, true, err
 			}
 		}
-		return ctrl.Result{RequeueAfter: 2 * time.Second}, true, r.annotate(ctx, pvc, targetAnnotations(prime, pendingAnnotations()))
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, true, r.annotate(ctx, pvc, targetAnnotations(prime, pendingAnnotations(), ""))
 	}
 	return ctrl.Result{}, false, datavolume.DeleteBinder(ctx, r.Client, prime.Namespace, binderName(prime))
 }
 
-// report shows the import on the prime as the importer pod's state, and
-// on the target as upstream's populator copies it; a filled prime's
-// volume is handed over.
+// report shows the import, as its workflow's memo tells it, on the prime
+// as the importer pod's state, and on the target as upstream's populator
+// copies it; a filled prime's volume is handed over.
 func (r *Reconciler) report(ctx context.Context, pvc *corev1.PersistentVolumeClaim, p *population, run workflowreconcile.Run) (ctrl.Result, error) {
-	ann := podAnnotations(run.State)
+	imp := importerOf(run.State, p.progress, p.prime)
+	ann := podAnnotations(run.State, imp)
 	if err := r.annotate(ctx, p.prime, ann); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.annotate(ctx, pvc, targetAnnotations(p.prime, ann)); err != nil {
+	if err := r.annotate(ctx, pvc, targetAnnotations(p.prime, ann, imp.progress)); err != nil {
 		return ctrl.Result{}, err
 	}
 	switch run.Phase {

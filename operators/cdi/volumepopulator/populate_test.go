@@ -72,10 +72,7 @@ func TestImportPopulatorFillsAPrimeAndHandsItsVolumeOver(t *testing.T) {
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "cdi-binder-" + primeKey}, &corev1.Pod{})
 	require.True(t, apierrors.IsNotFound(err), "the binder goes once the prime is bound")
 
-	tc.pending[wfID] = cdi.ImportDiskName
-	prime = get(t, r, primeKey, &corev1.PersistentVolumeClaim{})
-	prime.Annotations[cdi.AnnProgress] = "42.00%"
-	require.NoError(t, r.Client.Update(ctx, prime))
+	tc.memo[wfID] = cdi.ImportProgress{Step: cdi.StepImporting, Activity: &cdi.ActivityProgress{Name: cdi.ImportDiskName, Attempt: 1, Percent: 42}}
 	reconcileTarget(t, r)
 	target := get(t, r, "target", &corev1.PersistentVolumeClaim{})
 	require.Equal(t, "Running", target.Annotations[AnnPodPhase])
@@ -83,7 +80,7 @@ func TestImportPopulatorFillsAPrimeAndHandsItsVolumeOver(t *testing.T) {
 	require.Equal(t, "true", target.Annotations[AnnRunning])
 	require.Equal(t, primeKey, target.Annotations[AnnPVCPrimeName])
 
-	tc.status[wfID], tc.pending[wfID] = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, ""
+	tc.status[wfID], tc.memo[wfID] = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, cdi.ImportProgress{Step: cdi.StepCompleted}
 	reconcileTarget(t, r)
 	require.Equal(t, "Succeeded", get(t, r, primeKey, &corev1.PersistentVolumeClaim{}).Annotations[AnnPodPhase])
 	target = get(t, r, "target", &corev1.PersistentVolumeClaim{})

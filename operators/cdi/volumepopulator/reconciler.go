@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/kube/workflowreconcile"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
@@ -52,9 +53,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // population is what one reconcile gathers to fill a claim: its bound
-// prime.
+// prime and its import workflow's progress memo.
 type population struct {
-	prime *corev1.PersistentVolumeClaim
+	prime    *corev1.PersistentVolumeClaim
+	progress cdi.ImportProgress
 }
 
 func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*corev1.PersistentVolumeClaim, population] {
@@ -67,6 +69,8 @@ func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*corev1.PersistentV
 		},
 		WorkflowID: workflowID,
 		Prepare:    r.prepare,
+		MemoKey:    cdi.ProgressMemoKey,
+		Progress:   func(p *population) any { return &p.progress },
 		Start:      r.start,
 		Report:     r.report,
 	}

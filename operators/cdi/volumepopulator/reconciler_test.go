@@ -11,6 +11,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -32,6 +33,7 @@ type fakeTemporal struct {
 	client.Client
 	status  map[string]enumspb.WorkflowExecutionStatus
 	pending map[string]string
+	memo    map[string]cdi.ImportProgress
 	started []cdi.ImportInput
 }
 
@@ -43,6 +45,13 @@ func (f *fakeTemporal) DescribeWorkflowExecution(_ context.Context, id, _ string
 	resp := &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: s}}
 	if a := f.pending[id]; a != "" {
 		resp.PendingActivities = []*workflowpb.PendingActivityInfo{{ActivityType: &commonpb.ActivityType{Name: a}, Attempt: 1}}
+	}
+	if p, ok := f.memo[id]; ok {
+		payload, err := converter.GetDefaultDataConverter().ToPayload(p)
+		if err != nil {
+			return nil, err
+		}
+		resp.WorkflowExecutionInfo.Memo = &commonpb.Memo{Fields: map[string]*commonpb.Payload{cdi.ProgressMemoKey: payload}}
 	}
 	return resp, nil
 }
@@ -84,7 +93,7 @@ func newReconciler(t *testing.T, objs ...crclient.Object) (*Reconciler, *fakeTem
 	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	tc := &fakeTemporal{status: map[string]enumspb.WorkflowExecutionStatus{}, pending: map[string]string{}}
+	tc := &fakeTemporal{status: map[string]enumspb.WorkflowExecutionStatus{}, pending: map[string]string{}, memo: map[string]cdi.ImportProgress{}}
 	return &Reconciler{Client: c, Temporal: tc, TaskQueue: "virtflow-control", Recorder: record.NewFakeRecorder(100)}, tc
 }
 

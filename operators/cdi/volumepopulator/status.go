@@ -7,6 +7,7 @@ import (
 
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/kube/workflowstate"
+	"github.com/virtflow/virtflow/operators/cdi/datavolume"
 )
 
 // Annotations CDI's importer keeps on the prime claim and its populator
@@ -38,10 +39,33 @@ func pendingAnnotations() map[string]string {
 	return podState(corev1.PodPending, false, 0, false, "Pending", "")
 }
 
+// importer is what the populator shows of the import's disk activity, as
+// upstream's populator shows its importer pod: whether an attempt started,
+// which, why the one before it failed, and the copy's percentage.
+type importer struct {
+	started     bool
+	attempt     int32
+	lastFailure string
+	progress    string
+}
+
+// importerOf reads the disk activity from the import workflow's memo; a
+// run that does not relay it is read as before (legacyImporter).
+func importerOf(state workflowstate.State, p cdi.ImportProgress, prime *corev1.PersistentVolumeClaim) importer {
+	a := p.Activity
+	switch {
+	case a == nil && datavolume.RelaysNoActivity(p):
+		return legacyImporter(state, prime)
+	case a == nil || a.Attempt == 0:
+		return importer{}
+	}
+	return importer{started: true, attempt: a.Attempt, lastFailure: a.LastFailure, progress: string(datavolume.ProgressOf(*a))}
+}
+
 // podAnnotations map the import workflow onto the importer pod's
 // annotations: a retried attempt counts as a restart, with the previous
 // attempt's failure as the running condition's message.
-func podAnnotations(state workflowstate.State) map[string]string {
+func podAnnotations(state workflowstate.State, imp importer) map[string]string {
 	switch state.Phase {
 	case workflowstate.Succeeded:
 		return podState(corev1.PodSucceeded, false, 0, false, "Completed", "Import Complete")
@@ -50,20 +74,20 @@ func podAnnotations(state workflowstate.State) map[string]string {
 	case workflowstate.Cancelled:
 		return podState(corev1.PodFailed, false, 0, false, "Error", "Import cancelled")
 	}
-	act, ok := state.Activity(cdi.ImportDiskName)
-	if !ok {
+	if !imp.started {
 		return podState(corev1.PodPending, false, 0, false, "Pending", "Import scheduled")
 	}
-	restarts := max(act.Attempt-1, 0)
-	if act.LastFailure != "" && act.Attempt > 1 {
-		return podState(corev1.PodRunning, false, restarts, false, "Error", act.LastFailure)
+	restarts := max(imp.attempt-1, 0)
+	if imp.lastFailure != "" && imp.attempt > 1 {
+		return podState(corev1.PodRunning, false, restarts, false, "Error", imp.lastFailure)
 	}
 	return podState(corev1.PodRunning, true, restarts, true, "Pod is running", "")
 }
 
 // targetAnnotations are what the target shows of its prime's state
-// (ann): the importer's annotations, the prime's name and the progress.
-func targetAnnotations(prime *corev1.PersistentVolumeClaim, ann map[string]string) map[string]string {
+// (ann): the importer's annotations, the prime's name and the copy's
+// progress ("" when the import reported none).
+func targetAnnotations(prime *corev1.PersistentVolumeClaim, ann map[string]string, progress string) map[string]string {
 	out := map[string]string{AnnPVCPrimeName: prime.Name}
 	for _, k := range copied {
 		if v, ok := ann[k]; ok {
@@ -73,8 +97,8 @@ func targetAnnotations(prime *corev1.PersistentVolumeClaim, ann map[string]strin
 	switch {
 	case ann[AnnPodPhase] == string(corev1.PodSucceeded):
 		out[AnnPopulatorProgress] = "100.0%"
-	case prime.Annotations[cdi.AnnProgress] != "":
-		out[AnnPopulatorProgress] = prime.Annotations[cdi.AnnProgress]
+	case progress != "":
+		out[AnnPopulatorProgress] = progress
 	case prime.Status.Phase == corev1.ClaimBound:
 		out[AnnPopulatorProgress] = "N/A"
 	}

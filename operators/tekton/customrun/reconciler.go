@@ -139,7 +139,7 @@ func (r *Reconciler) next(ctx context.Context, u *unstructured.Unstructured, a *
 			return r.started(u, a.run, wr.ID), nil
 		}
 		if a.stop == "" {
-			return running(progressMessage(cmp.Or(a.progress.Message, "Running "+a.run.Spec.CustomRef.Name), wr.State)), nil
+			return running(progressMessage(cmp.Or(a.progress.Message, "Running "+a.run.Spec.CustomRef.Name), a.progress, wr.State)), nil
 		}
 		return r.cancel(ctx, u, a.run, wr.ID, a.why)
 	case workflowstate.Succeeded:

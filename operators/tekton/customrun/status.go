@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/virtflow/virtflow/contracts/ssp"
 	"github.com/virtflow/virtflow/kube/workflowstate"
 )
 
@@ -51,15 +52,22 @@ func stopReason(name string, r run, now time.Time) (reason, message string) {
 	return "", ""
 }
 
-// progressMessage is a running workflow's step, and the last failure of a
-// task being retried.
-func progressMessage(step string, state workflowstate.State) string {
-	for _, a := range state.Activities {
-		if a.Attempt > 1 && a.LastFailure != "" {
-			return fmt.Sprintf("%s (attempt %d; the last one failed: %s)", step, a.Attempt, a.LastFailure)
-		}
+// progressMessage is a running workflow's step and, while its task is
+// being retried, the attempt and the last one's failure, as the workflow's
+// memo (p) shows the task's activity.
+func progressMessage(step string, p ssp.Progress, state workflowstate.State) string {
+	a := p.Activity
+	if a == nil && relaysNoActivity(p) {
+		return legacyProgressMessage(step, state)
+	}
+	if a != nil && a.Attempt > 1 && a.LastFailure != "" {
+		return retryMessage(step, a.Attempt, a.LastFailure)
 	}
 	return step
+}
+
+func retryMessage(step string, attempt int32, lastFailure string) string {
+	return fmt.Sprintf("%s (attempt %d; the last one failed: %s)", step, attempt, lastFailure)
 }
 
 // apply sets the outcome on the status: the Succeeded condition (its
