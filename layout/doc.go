@@ -3,6 +3,7 @@
 // one way (cmd → {commands, embedded} → {operators, worker, node} →
 // workflows → contracts → api, activities → contracts), no product's
 // operators import another product's, workflows and contracts stay free of
-// side effects, a workflow calling an activity with the wrong types does not
-// compile, and the README's layout table names the folders there are.
+// side effects, test-support packages stay out of the binaries, a workflow
+// calling an activity with the wrong types does not compile, and the
+// README's layout table names the folders there are.
 package layout

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,4 +122,29 @@ func TestWorkflowsAndContractsAreFreeOfSideEffects(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, checked, 4, "the workflow and contract packages were found")
+}
+
+// testSupport are own packages for tests only, such as the in-memory
+// hypervisor that stands in for libvirt: no binary may link them.
+var testSupport = []string{"node/libvirt/libvirtfake"}
+
+// TestTestSupportStaysOutOfBinaries fails when an own package depends,
+// directly or not, on a test-support package. go list's Deps leave out
+// what _test.go files import, so what is checked is the code a binary
+// links; the test-support packages themselves may build on each other.
+func TestTestSupportStaysOutOfBinaries(t *testing.T) {
+	pkgs := list(t)
+	for _, s := range testSupport {
+		require.Contains(t, pkgs, module+s, "the test-support package %s is not in the module", s)
+	}
+	for path, p := range pkgs {
+		rel, _ := own(path)
+		if under(rel, testSupport...) {
+			continue
+		}
+		for _, d := range p.Deps {
+			dep, ok := own(d)
+			require.False(t, ok && slices.Contains(testSupport, dep), "%s depends on %s, which is for tests only", rel, dep)
+		}
+	}
 }

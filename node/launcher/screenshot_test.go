@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
-	"github.com/virtflow/virtflow/node/libvirt"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
+	"github.com/virtflow/virtflow/node/libvirt/libvirtfake"
 )
 
 // serveFake serves a launcher of domain "dom" on a fake hypervisor and
 // returns a client for it.
 func serveFake(t *testing.T, vmi kubevirtv1.VirtualMachineInstance, running bool) *Client {
 	t.Helper()
-	hv := libvirt.NewFake()
+	hv := libvirtfake.New()
 	if running {
 		_, err := hv.Create(context.Background(), `<domain type="qemu"><name>dom</name><memory>1</memory></domain>`, false)
 		require.NoError(t, err)

@@ -1,8 +1,8 @@
 // Package libvirt is virtflow's narrow view of libvirt: define, start,
 // pause, resume, stop and watch domains and read their serial consoles.
 // Callers depend on the Hypervisor interface; Connect gives the real
-// implementation (libvirt.org/go/libvirt) and NewFake an in-memory one for
-// unit tests.
+// implementation (libvirt.org/go/libvirt). Unit tests use the in-memory one
+// in node/libvirt/libvirtfake, which no binary links.
 package libvirt
 
 import (

@@ -1,4 +1,4 @@
-package libvirt
+package libvirtfake
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+
+	"github.com/virtflow/virtflow/node/libvirt"
 )
 
 // fakeScreen is what the fake's display shows when Screens has no entry
@@ -28,12 +30,12 @@ func fakeScreen() image.Image {
 
 // Screenshot renders the domain's entry in Screens, or a default frame,
 // as PNG; the domain must be running or paused, as for QEMU.
-func (f *Fake) Screenshot(ctx context.Context, name string) ([]byte, error) {
+func (f *Hypervisor) Screenshot(ctx context.Context, name string) ([]byte, error) {
 	d, err := f.Lookup(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if d.State != Running && d.State != Paused {
+	if d.State != libvirt.Running && d.State != libvirt.Paused {
 		return nil, fmt.Errorf("domain %s is not running", name)
 	}
 	f.mu.Lock()
