@@ -60,3 +60,15 @@ func (c SignalChannel[T]) ReceiveAsync() (T, bool) {
 	ok := c.c.ReceiveAsync(&v)
 	return v, ok
 }
+
+// ReceiveBurst waits for the next payload, then takes every payload already
+// waiting, handing each to fold; it tells whether any fold reported a
+// change. A relay that publishes after each burst upserts once for reports
+// that arrived together, not once per report.
+func (c SignalChannel[T]) ReceiveBurst(ctx workflow.Context, fold func(T) bool) bool {
+	changed := fold(c.Receive(ctx))
+	for v, ok := c.ReceiveAsync(); ok; v, ok = c.ReceiveAsync() {
+		changed = fold(v) || changed
+	}
+	return changed
+}

@@ -68,12 +68,7 @@ func (pr *progress) publish(ctx workflow.Context, p ssp.Progress) error {
 func (pr *progress) relay(ctx workflow.Context) {
 	ch := ssp.ProgressSignal.Channel(ctx)
 	for {
-		r := ch.Receive(ctx)
-		changed := pr.fold(r)
-		for r, ok := ch.ReceiveAsync(); ok; r, ok = ch.ReceiveAsync() {
-			changed = pr.fold(r) || changed
-		}
-		if !changed {
+		if !ch.ReceiveBurst(ctx, pr.fold) {
 			continue
 		}
 		if err := pr.publish(ctx, pr.p); err != nil {
