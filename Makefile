@@ -3,17 +3,21 @@ GO ?= go
 # Stamps the binaries with their version (see version/version.go).
 LDFLAGS = $(shell ./hack/ldflags.sh)
 
-.PHONY: up test unit integration bench generate install build
+.PHONY: up test unit integration bench generate install install-tests build
 
 install:
 	./hack/install.sh
+
+# What the tests need besides: upstream KubeVirt's virtctl.
+install-tests:
+	./hack/install.sh --tests
 
 up: install
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow ./cmd/virt-launcher ./cmd/pause
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/virtflow-tasks
 	./bin/virtflow up --test-guest "$$(./hack/mkguest.sh)" --cli-downloads "$$(./hack/virtctl-builds.sh)"
 
-test: install unit integration
+test: install-tests unit integration
 
 unit:
 	$(GO) vet ./...
@@ -28,7 +32,7 @@ integration:
 
 # Prints one table of ratios against baselines measured in the same run
 # (BENCH_RUNS, BENCH_SIMULATED_VMS, BENCH_QEMU_VMS adjust its sizes).
-bench: install
+bench: install-tests
 	$(GO) test -tags 'integration bench' -count=1 -timeout 60m -run '^TestBench(Up)?$$' -v ./integration/
 	$(GO) test -tags 'integration bench' -count=1 -timeout 20m -run '^TestBenchNode$$' -v ./integration/node/
 

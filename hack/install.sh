@@ -2,8 +2,12 @@
 # Installs what virtflow needs on a Debian 12 machine, idempotently: Debian
 # packages (only the missing ones, so a second run costs a dpkg query) and the
 # pinned control-plane binaries, built once into ~/.cache/virtflow.
+# --tests also builds what only the tests use (upstream KubeVirt's virtctl),
+# which `make up` leaves to its first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tests=false
+if [ "${1:-}" = --tests ]; then tests=true; fi
 
 # Each step prints when it starts and how long it took, so a first run on a
 # fresh machine (most of an hour) shows where it is; a warm run prints the
@@ -68,15 +72,19 @@ bases=$!
 # they are.
 step "Kubernetes, containerd, CoreDNS and registry binaries" go run ./cmd/virtflow prepare
 
-# The temporal CLI, for administering the embedded Temporal server
-# (./hack/temporal workflow list).
-step "the temporal CLI" ./hack/temporal-cli.sh >/dev/null
+# The temporal CLI, for administering the embedded Temporal server, is
+# built on its first use by ./hack/temporal: neither `up` nor the tests
+# need it.
 
 # virtctl cross-built for hco's cli-download (linux, mac, windows × amd64,
-# arm64), and upstream KubeVirt's own virtctl, which the tests drive our API
-# with.
+# arm64).
 step "virtctl cross-builds" ./hack/virtctl-builds.sh >/dev/null
-step "upstream virtctl" ./hack/upstream-virtctl.sh >/dev/null
+
+# Upstream KubeVirt's own virtctl, which the tests drive our API with; the
+# script builds it on first use otherwise.
+if $tests; then
+  step "upstream virtctl" ./hack/upstream-virtctl.sh >/dev/null
+fi
 
 # The web console's browser bundle (console/web/dist, embedded in the
 # virtflow binary), from npm packages cached by the lockfile's hash.
