@@ -30,9 +30,26 @@ func Trust(ctx context.Context, c client.Reader) (*x509.CertPool, []string, erro
 	if !pool.AppendCertsFromPEM([]byte(cm.Data["requestheader-client-ca-file"])) {
 		return nil, nil, errors.New("extension-apiserver-authentication has no requestheader-client-ca-file")
 	}
-	var allowed []string
-	_ = json.Unmarshal([]byte(cm.Data["requestheader-allowed-names"]), &allowed)
+	allowed, err := allowedNames(cm.Data["requestheader-allowed-names"])
+	if err != nil {
+		return nil, nil, err
+	}
 	return pool, allowed, nil
+}
+
+// allowedNames reads the JSON list of the front proxies' common names. An
+// absent list allows every certificate of the CA, as the kube-apiserver
+// documents; a list that does not parse is an error, never read as "allow
+// all".
+func allowedNames(raw string) ([]string, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	var allowed []string
+	if err := json.Unmarshal([]byte(raw), &allowed); err != nil {
+		return nil, fmt.Errorf("reading extension-apiserver-authentication's requestheader-allowed-names %q: %w", raw, err)
+	}
+	return allowed, nil
 }
 
 // Authenticator accepts only requests whose verified client
