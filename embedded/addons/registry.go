@@ -1,9 +1,13 @@
 package addons
 
 import (
+	"encoding/base64"
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/virtflow/virtflow/deploy"
+	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/images"
 )
 
@@ -12,12 +16,23 @@ import (
 const RegistryImage = "virtflow.local/registry:3.1.2"
 
 // Registry is distribution's registry from binDir on the node's network,
-// keeping images in dir on the node.
-func Registry(binDir, dir string) Addon {
+// keeping images in dir on the node: pulls for everyone, pushes only over
+// TLS from holders of a certificate of the registry CA in creds.
+func Registry(binDir, dir string, creds controlplane.RegistryCredentials) (Addon, error) {
+	values := map[string]string{"REGISTRY_DIR": dir}
+	for placeholder, file := range map[string]string{
+		"REGISTRY_TLS_CRT": creds.CertFile, "REGISTRY_TLS_KEY": creds.KeyFile, "REGISTRY_CA_CRT": creds.CAFile,
+	} {
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			return Addon{}, fmt.Errorf("reading the registry's TLS files: %w", err)
+		}
+		values[placeholder] = base64.StdEncoding.EncodeToString(pem)
+	}
 	return Addon{
 		Name:     "registry",
 		Image:    images.Command(RegistryImage, filepath.Join(binDir, "registry"), "/bin/registry", ""),
 		manifest: deploy.Registry,
-		values:   map[string]string{"REGISTRY_DIR": dir},
-	}
+		values:   values,
+	}, nil
 }

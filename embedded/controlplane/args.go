@@ -48,7 +48,8 @@ func (cp *ControlPlane) apiserverArgs() []string {
 		"--service-cluster-ip-range=" + cp.cfg.ServiceClusterIPRange,
 		"--authorization-mode=Node,RBAC",
 		"--allow-privileged=true",
-		"--enable-admission-plugins=NamespaceLifecycle,NodeRestriction,ServiceAccount,DefaultStorageClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,ResourceQuota",
+		"--enable-admission-plugins=NamespaceLifecycle,NodeRestriction,ServiceAccount,DefaultStorageClass,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy,ResourceQuota,PodSecurity",
+		"--admission-control-config-file=" + cp.path("admission.yaml"),
 		// Kubelets serve with certificates from the cluster CA (see
 		// NodeCredentials), so the API server verifies them.
 		"--kubelet-client-certificate=" + pki("apiserver-kubelet-client.crt"),

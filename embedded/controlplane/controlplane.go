@@ -65,6 +65,9 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	if err := cp.writeKubeconfigs(); err != nil {
 		return nil, err
 	}
+	if err := cp.writeAdmissionConfig(); err != nil {
+		return nil, err
+	}
 	if err := cp.startAll(ctx); err != nil {
 		_ = cp.Stop()
 		return nil, err

@@ -10,12 +10,21 @@ import (
 // carry; containerd sends it to the registry at RegistryAddress.
 const RegistryName = "registry.virtflow.local"
 
-// RegistryPort is where the node's registry listens, on the node IP.
+// RegistryPort is where the node's registry serves pulls, on the node IP.
 const RegistryPort = 5000
+
+// RegistryPushPort is where it takes pushes and deletes: TLS, and only from
+// the platform's push identity.
+const RegistryPushPort = 5001
 
 // RegistryAddress is the node registry's host:port.
 func (n *Node) RegistryAddress() string {
 	return net.JoinHostPort(n.IP().String(), strconv.Itoa(RegistryPort))
+}
+
+// RegistryPushAddress is the node registry's push endpoint, host:port.
+func (n *Node) RegistryPushAddress() string {
+	return net.JoinHostPort(n.IP().String(), strconv.Itoa(RegistryPushPort))
 }
 
 // writeRegistryHosts tells containerd to reach the node's registry, by its
@@ -25,7 +34,7 @@ func (n *Node) RegistryAddress() string {
 // naming virtflow/test-guest gets.
 func (n *Node) writeRegistryHosts() error {
 	server := "http://" + n.RegistryAddress()
-	hosts := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n", server, server)
+	hosts := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", server, server)
 	for _, name := range []string{RegistryName, n.RegistryAddress()} {
 		if err := writeFile(n.path("certs.d", name, "hosts.toml"), []byte(hosts)); err != nil {
 			return err

@@ -11,15 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/addons"
 	"github.com/virtflow/virtflow/embedded/binaries"
+	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/hostnet"
 	"github.com/virtflow/virtflow/embedded/images"
 	"github.com/virtflow/virtflow/embedded/kubenode"
@@ -145,7 +143,15 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err != nil {
 		return err
 	}
-	dns, registry := addons.ClusterDNS(t.dns, dnsIP, NodeBridge.Address.Addr().String()), addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"))
+	regCreds, err := p.cp.RegistryCredentials(NodeBridge.Address.Addr().AsSlice())
+	if err != nil {
+		return err
+	}
+	registry, err := addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"), regCreds)
+	if err != nil {
+		return err
+	}
+	dns := addons.ClusterDNS(t.dns, dnsIP, NodeBridge.Address.Addr().String())
 	cfg := nodeConfig(o, t)
 	if cfg.Credentials, err = p.cp.NodeCredentials(NodeName, NodeBridge.Address.Addr().AsSlice()); err != nil {
 		return err
@@ -179,7 +185,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if o.TestGuestDir == "" {
 		return nil
 	}
-	return PushTestGuest(o.TestGuestDir, p.node.RegistryAddress())
+	return PushTestGuest(o.TestGuestDir, p.node.RegistryPushAddress(), regCreds)
 }
 
 // installTekton applies Tekton Pipelines and waits for its controller and
@@ -275,41 +281,19 @@ const ComponentsRepository = "virtflow.local/virtflow"
 // docker.io: containerDisks name it without a registry.
 const TestGuestImage = "virtflow/test-guest:latest"
 
-// PushTestGuest publishes the test guest (hack/mkguest.sh's output) to a
-// registry as the containerDisk TestGuestImage: the disk under /disk, as
-// KubeVirt's containerDisks have it, the kernel and initramfs under /boot
-// for kernel boot.
-func PushTestGuest(dir, registry string) error {
+// PushTestGuest publishes the test guest (hack/mkguest.sh's output) to the
+// node registry's push endpoint as the containerDisk TestGuestImage: the
+// disk under /disk, as KubeVirt's containerDisks have it, the kernel and
+// initramfs under /boot for kernel boot.
+func PushTestGuest(dir, pushAddr string, creds controlplane.RegistryCredentials) error {
 	img := images.Image{
-		Ref: registry + "/" + TestGuestImage,
 		Layers: [][]images.Entry{{
 			{Path: "/disk/disk.raw", Source: filepath.Join(dir, "disk.raw"), Mode: 0o444},
 			{Path: "/boot/vmlinuz", Source: filepath.Join(dir, "vmlinuz"), Mode: 0o444},
 			{Path: "/boot/initramfs.img", Source: filepath.Join(dir, "initramfs.img"), Mode: 0o444},
 		}},
 	}
-	built, err := img.Build()
-	if err != nil {
-		return fmt.Errorf("packing the test guest: %w", err)
-	}
-	ref, err := name.ParseReference(img.Ref, name.Insecure)
-	if err != nil {
-		return fmt.Errorf("naming the test guest image: %w", err)
-	}
-	// The registry's readiness may be stale: after a purge its Deployment
-	// still reports the pod that is gone until the controller manager
-	// notices, so the push waits for the registry itself to answer.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := remote.Write(ref, built)
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("pushing the test guest to the node's registry: %w", err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	return addons.Push(img, pushAddr, TestGuestImage, creds)
 }
 
 // siblingBinary is a binary built beside this one.

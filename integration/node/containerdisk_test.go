@@ -35,7 +35,7 @@ func pushTestGuest(t *testing.T) string {
 	t.Helper()
 	out, err := exec.Command("../../hack/mkguest.sh").Output()
 	require.NoError(t, err)
-	require.NoError(t, platform.PushTestGuest(strings.TrimSpace(string(out)), env.node.RegistryAddress()))
+	require.NoError(t, platform.PushTestGuest(strings.TrimSpace(string(out)), env.node.RegistryPushAddress(), env.registry))
 	return kubenode.RegistryName + "/" + platform.TestGuestImage
 }
 

@@ -41,6 +41,8 @@ type cluster struct {
 	bridge  hostnet.Bridge
 	kubectl string
 	dir     string
+	// registry holds the node registry's push identity.
+	registry controlplane.RegistryCredentials
 }
 
 var env *cluster
@@ -125,7 +127,7 @@ func (c *cluster) start(ctx context.Context, bins tools) error {
 	if err != nil {
 		return err
 	}
-	dns, registry := addons.ClusterDNS(bins.dns, dnsIP, c.bridge.Address.Addr().String()), addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"))
+	dns := addons.ClusterDNS(bins.dns, dnsIP, c.bridge.Address.Addr().String())
 	c.kubectl = filepath.Join(bins.kube, "kubectl")
 	if _, err := c.bridge.Ensure(ctx); err != nil {
 		return err
@@ -134,6 +136,13 @@ func (c *cluster) start(ctx context.Context, bins tools) error {
 		DataDir: filepath.Join(c.dir, "kubernetes"), BinDir: bins.kube, Address: c.bridge.Address.Addr().String(),
 		ServiceClusterIPRange: serviceCIDR,
 	})
+	if err != nil {
+		return err
+	}
+	if c.registry, err = c.cp.RegistryCredentials(c.bridge.Address.Addr().AsSlice()); err != nil {
+		return err
+	}
+	registry, err := addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"), c.registry)
 	if err != nil {
 		return err
 	}
