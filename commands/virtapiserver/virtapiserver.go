@@ -6,9 +6,13 @@ package virtapiserver
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"flag"
 	"net/http"
+	"path/filepath"
+
+	"github.com/virtflow/virtflow/wire/mtls"
 
 	"go.temporal.io/sdk/client"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,18 +29,23 @@ import (
 
 // Main runs virt-api until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	var certDir string
+	var certDir, agentTLSDir string
 	cmd := manager.Command{Name: "virt-api", Flags: func(fs *flag.FlagSet) {
 		fs.StringVar(&certDir, "cert-dir", kubevirt.VirtAPICertDir, "directory of the serving tls.crt and tls.key")
+		fs.StringVar(&agentTLSDir, "node-agent-tls-dir", kubevirt.HandlerClientCertDir, "tls.crt, tls.key and ca-bundle.crt of virt-api's client certificate towards the node agents")
 	}}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
-		return manager.ServeTLS(mgr, "virt-api", certDir, handlers(mgr))
+		agentTLS := mtls.Files{
+			Cert: filepath.Join(agentTLSDir, "tls.crt"), Key: filepath.Join(agentTLSDir, "tls.key"),
+			CA: filepath.Join(agentTLSDir, "ca-bundle.crt"),
+		}
+		return manager.ServeTLS(mgr, "virt-api", certDir, handlers(mgr, agentTLS.Client(kubevirt.HandlerServerName)))
 	})
 }
 
 // handlers serve the webhooks and, for everything else, the aggregated
 // API, whose requests are authenticated by the aggregator's client CA.
-func handlers(mgr ctrl.Manager) manager.Build {
+func handlers(mgr ctrl.Manager, agentTLS *tls.Config) manager.Build {
 	return func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
 		clientCAs, allowed, err := frontproxy.Trust(ctx, mgr.GetAPIReader())
 		if err != nil {
@@ -45,7 +54,7 @@ func handlers(mgr ctrl.Manager) manager.Build {
 		c := mgr.GetClient()
 		api := &virtapi.Server{
 			Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: mgr.GetAPIReader(),
-			Nodes:        &virtapi.NodeAgents{Client: mgr.GetAPIReader(), Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret},
+			Nodes:        &virtapi.NodeAgents{Client: mgr.GetAPIReader(), Namespace: manager.Namespace(), TokenSecret: handler.TokenSecret, TLS: agentTLS},
 			Authenticate: frontproxy.Authenticator(allowed),
 		}
 		mux := http.NewServeMux()

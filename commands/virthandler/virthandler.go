@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/virtflow/virtflow/wire/mtls"
+
 	"github.com/virtflow/virtflow/commands/manager"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
@@ -22,6 +24,7 @@ import (
 
 type flags struct {
 	kubeconfig, kubeletRoot, nodeDir string
+	apiTLSDir                        string
 	temporal                         *manager.Temporal
 }
 
@@ -32,9 +35,13 @@ func Main(ctx context.Context, args []string) error {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig; the pod's service account when empty")
 	fs.StringVar(&f.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on this node")
 	fs.StringVar(&f.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "per-node state, in a directory named after the node")
+	fs.StringVar(&f.apiTLSDir, "node-api-tls-dir", "", "tls.crt, tls.key and ca-bundle.crt of the node agent API, which takes only clients of that CA (virt-api)")
 	f.temporal = manager.TemporalFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if f.apiTLSDir == "" {
+		return errors.New("virt-handler serves its API only over mutual TLS: --node-api-tls-dir is required")
 	}
 	node := os.Getenv(workloads.NodeNameEnv)
 	if node == "" {
@@ -52,6 +59,10 @@ func run(ctx context.Context, f flags, node string) error {
 		NodeName: node, NodeIP: manager.PodIP(), KubeletRoot: f.kubeletRoot,
 		Dir: filepath.Join(f.nodeDir, node), Namespace: manager.Namespace(),
 		UID: launcherpod.User, GID: launcherpod.User, DomainType: handler.DetectDomainType(),
+		APITLS: &mtls.Files{
+			Cert: filepath.Join(f.apiTLSDir, "tls.crt"), Key: filepath.Join(f.apiTLSDir, "tls.key"),
+			CA: filepath.Join(f.apiTLSDir, "ca-bundle.crt"),
+		},
 	}
 	if err := handler.Setup(mgr, cfg); err != nil {
 		return err

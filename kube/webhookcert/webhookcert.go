@@ -90,7 +90,7 @@ func EnsureData(data map[string][]byte, hosts []string, p Policy, now time.Time)
 		if ca != nil {
 			data[previousCA] = pemCert(ca)
 		}
-		if ca, key, err = issue(nil, nil, "virtflow-webhook-ca", nil, now, p.CADuration); err != nil {
+		if ca, key, err = issue(nil, nil, "virtflow-webhook-ca", nil, now, p.CADuration, x509.ExtKeyUsageAny); err != nil {
 			return nil, false, err
 		}
 		if err := put(data, CAFile, caKey, ca, key); err != nil {
@@ -101,7 +101,7 @@ func EnsureData(data map[string][]byte, hosts []string, p Policy, now time.Time)
 	renewLeaf := renewCA || err != nil || now.Add(p.ServerRenewBefore).After(leaf.NotAfter) ||
 		leaf.CheckSignatureFrom(ca) != nil || !coversHosts(leaf, hosts)
 	if renewLeaf {
-		cert, lkey, err := issue(ca, key, "virtflow-webhook", hosts, now, p.ServerDuration)
+		cert, lkey, err := issue(ca, key, "virtflow-webhook", hosts, now, p.ServerDuration, x509.ExtKeyUsageServerAuth)
 		if err != nil {
 			return nil, false, err
 		}
@@ -140,7 +140,7 @@ func pemCert(c *x509.Certificate) []byte {
 }
 
 // issue signs a certificate with parent, or self-signs a CA when parent is nil.
-func issue(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string, hosts []string, now time.Time, d time.Duration) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+func issue(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string, hosts []string, now time.Time, d time.Duration, usage x509.ExtKeyUsage) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generating key for %s: %w", cn, err)
@@ -166,7 +166,7 @@ func issue(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string, hos
 		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
 		tmpl.KeyUsage |= x509.KeyUsageCertSign
 	} else {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{usage}
 		signer, signerKey = parent, parentKey
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, key.Public(), signerKey)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -77,6 +78,9 @@ func (a *apiServer) Start(ctx context.Context) error {
 	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/guestinfo", a.guestInfo)
 	mux.HandleFunc("GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/vnc/screenshot", a.screenshot)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if a.cfg.APITLS != nil {
+		l = tls.NewListener(l, a.cfg.APITLS.Server())
+	}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
 		return err

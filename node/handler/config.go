@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/virtflow/virtflow/wire/mtls"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/node/libvirt/domain"
@@ -47,6 +49,10 @@ type Config struct {
 	// HostRoot prefixes hostpath storage pool paths; Dir/host when empty,
 	// so nodes sharing one machine keep separate pools.
 	HostRoot string
+	// APITLS, when set, serves the agent's API to virt-api over mutual
+	// TLS. virt-handler always sets it; only agents of simulated nodes in
+	// one test process, which virt-api reaches in that process, go without.
+	APITLS *mtls.Files
 }
 
 // StorageRoot is where this node's hostpath storage pools live.

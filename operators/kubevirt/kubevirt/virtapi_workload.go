@@ -52,10 +52,13 @@ func (in Install) virtAPI(ctx context.Context, c client.Reader, ns string) ([]cl
 }
 
 func (in Install) virtAPIDeployment(ns string) *appsv1.Deployment {
-	c := workloads.Container(in.Image, virtAPIName, virtAPIName, []string{"--cert-dir=" + VirtAPICertDir})
+	c := workloads.Container(in.Image, virtAPIName, virtAPIName, []string{"--cert-dir=" + VirtAPICertDir, "--node-agent-tls-dir=" + HandlerClientCertDir})
 	c.Ports = append(c.Ports, corev1.ContainerPort{Name: virtAPIName, ContainerPort: workloads.ServingPort, Protocol: corev1.ProtocolTCP})
 	c.SecurityContext = workloads.NonRoot()
-	c.VolumeMounts = []corev1.VolumeMount{{Name: "certificates", MountPath: VirtAPICertDir, ReadOnly: true}}
+	c.VolumeMounts = []corev1.VolumeMount{
+		{Name: "certificates", MountPath: VirtAPICertDir, ReadOnly: true},
+		{Name: HandlerClientCerts, MountPath: HandlerClientCertDir, ReadOnly: true},
+	}
 	return workloads.Deployment(ns, virtAPIName, "kubevirt-apiserver", labels(virtAPIName), selector(virtAPIName), c,
-		workloads.ServingVolume(virtAPICerts))
+		workloads.ServingVolume(virtAPICerts), handlerTLSVolume(HandlerClientCerts))
 }

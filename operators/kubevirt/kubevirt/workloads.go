@@ -47,7 +47,7 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	case "virt-controller":
 		return append([]client.Object{in.controller(ns)}, in.identity(ns, "kubevirt-controller")...), nil
 	case "virt-handler":
-		return append([]client.Object{in.handler(ns)}, in.identity(ns, "kubevirt-handler")...), nil
+		return in.handlerObjects(ctx, c, ns)
 	}
 	return nil, fmt.Errorf("virt-operator has no workload for %s", name)
 }
@@ -74,7 +74,8 @@ const HandlerScratchVolume = "scratch"
 
 func (in Install) handler(ns string) *appsv1.DaemonSet {
 	l := labels("virt-handler")
-	args := []string{"--kubelet-root=" + in.KubeletRoot, "--node-dir=" + in.NodeDir, "--temporal-address=" + in.TemporalAddress}
+	args := []string{"--kubelet-root=" + in.KubeletRoot, "--node-dir=" + in.NodeDir, "--temporal-address=" + in.TemporalAddress,
+		"--node-api-tls-dir=" + HandlerServerCertDir}
 	c := workloads.Container(in.Image, "virt-handler", "virt-handler", args)
 	c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To(int64(0))}
 	if in.DomainType != "" {
@@ -92,8 +93,10 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 	}
 	// Imports keep their scratch files in /tmp; on a volume of the pod
 	// they survive a restart of the container and do not grow its layer.
-	vols = append(vols, corev1.Volume{Name: HandlerScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: HandlerScratchVolume, MountPath: "/tmp"})
+	vols = append(vols, corev1.Volume{Name: HandlerScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		handlerTLSVolume(HandlerServerCerts))
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: HandlerScratchVolume, MountPath: "/tmp"},
+		corev1.VolumeMount{Name: HandlerServerCerts, MountPath: HandlerServerCertDir, ReadOnly: true})
 	return &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "virt-handler", Labels: l},

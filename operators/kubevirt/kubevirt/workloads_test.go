@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/virtflow/virtflow/kube/webhookcert"
 	"github.com/virtflow/virtflow/kube/workloads"
 )
 
@@ -40,7 +41,7 @@ func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *test
 	c := pod.Containers[0]
 	require.True(t, *c.SecurityContext.Privileged)
 	require.Equal(t, []string{"/usr/bin/virtflow", "virt-handler", "--kubelet-root=/data/node/kubelet",
-		"--node-dir=/data/nodes", "--temporal-address=10.244.0.1:7233"}, c.Command)
+		"--node-dir=/data/nodes", "--temporal-address=10.244.0.1:7233", "--node-api-tls-dir=" + HandlerServerCertDir}, c.Command)
 	mounts := map[string]string{}
 	for _, m := range c.VolumeMounts {
 		mounts[m.Name] = m.MountPath
@@ -115,4 +116,49 @@ func TestVirtAPIIsTrustedThroughTheCAOfItsOwnCertificate(t *testing.T) {
 func TestAnUnknownComponentHasNoWorkload(t *testing.T) {
 	_, err := install.Render(context.Background(), nil, owner(), "virt-exportproxy")
 	require.EqualError(t, err, "virt-operator has no workload for virt-exportproxy")
+}
+
+// The node agents serve their API with a certificate of a CA of their own
+// and take only virt-api's client certificate of that CA; neither pod gets
+// the CA's key.
+func TestTheNodeAgentAPIIsMutuallyAuthenticated(t *testing.T) {
+	objs, err := install.Render(context.Background(), nil, owner(), "virt-handler")
+	require.NoError(t, err)
+	secrets := map[string]*corev1.Secret{}
+	for _, o := range objs {
+		if s, ok := o.(*corev1.Secret); ok {
+			secrets[s.Name] = s
+		}
+	}
+	server, client := secrets[HandlerServerCerts], secrets[HandlerClientCerts]
+	require.NotNil(t, server)
+	require.NotNil(t, client)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(server.Data[webhookcert.BundleFile]))
+	verify := func(data []byte, usage x509.ExtKeyUsage, name string) {
+		b, _ := pem.Decode(data)
+		require.NotNil(t, b)
+		leaf, err := x509.ParseCertificate(b.Bytes)
+		require.NoError(t, err)
+		_, err = leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: name, KeyUsages: []x509.ExtKeyUsage{usage}})
+		require.NoError(t, err)
+	}
+	verify(server.Data[webhookcert.CertFile], x509.ExtKeyUsageServerAuth, HandlerServerName)
+	verify(client.Data[webhookcert.CertFile], x509.ExtKeyUsageClientAuth, "")
+
+	ds := objs[0].(*appsv1.DaemonSet)
+	api, err := install.Render(context.Background(), nil, owner(), "virt-api")
+	require.NoError(t, err)
+	for secret, spec := range map[string]corev1.PodSpec{HandlerServerCerts: ds.Spec.Template.Spec, HandlerClientCerts: api[0].(*appsv1.Deployment).Spec.Template.Spec} {
+		var found bool
+		for _, v := range spec.Volumes {
+			if v.Secret != nil && v.Secret.SecretName == secret {
+				found = true
+				for _, item := range v.Secret.Items {
+					require.NotEqual(t, "ca.key", item.Key, "the CA's key stays out of the pod")
+				}
+			}
+		}
+		require.True(t, found, "%s is mounted", secret)
+	}
 }

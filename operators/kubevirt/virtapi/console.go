@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/websocket"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -39,7 +38,11 @@ func (n *NodeAgents) Stream(ctx context.Context, ns, name, kind string) (io.Read
 		return nil, err
 	}
 	path := fmt.Sprintf("/v1/namespaces/%s/virtualmachineinstances/%s/%s", ns, name, kind)
-	conn, err := rawstream.Dial(ctx, "tcp", strings.TrimPrefix(url, "http://"), path, map[string]string{"Authorization": "Bearer " + token})
+	raw, err := n.dial(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the node agent of %s: %w", vmi.Status.NodeName, err)
+	}
+	conn, err := rawstream.Open(raw, path, map[string]string{"Authorization": "Bearer " + token})
 	var refused *rawstream.StatusError
 	if errors.As(err, &refused) {
 		return nil, vmiConflict(name, "%s", refused.Message)

@@ -3,8 +3,10 @@ package virtapi
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -26,6 +28,10 @@ type NodeAgents struct {
 	// TokenSecret names a node's token Secret.
 	TokenSecret func(node string) string
 	HTTP        *http.Client
+	// TLS, when set, is virt-api's side of the agents' mutual TLS; every
+	// deployed virt-api sets it (only simulated nodes of one test process
+	// speak plain HTTP).
+	TLS *tls.Config
 }
 
 // VMI reads a VMI, answering upstream's 404 when it is missing.
@@ -89,12 +95,27 @@ func (n *NodeAgents) endpoint(ctx context.Context, nodeName string) (string, str
 	if addr == "" {
 		return "", "", fmt.Errorf("node %s does not publish its agent's address yet", nodeName)
 	}
-	return "http://" + addr, string(secret.Data["token"]), nil
+	scheme := "http://"
+	if n.TLS != nil {
+		scheme = "https://"
+	}
+	return scheme + addr, string(secret.Data["token"]), nil
 }
 
 func (n *NodeAgents) httpClient() *http.Client {
 	if n.HTTP != nil {
 		return n.HTTP
 	}
-	return &http.Client{Timeout: 15 * time.Second}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = n.TLS
+	return &http.Client{Timeout: 15 * time.Second, Transport: t}
+}
+
+// dial connects to an agent's address, over TLS when the agents speak it.
+func (n *NodeAgents) dial(ctx context.Context, url string) (net.Conn, error) {
+	addr := strings.TrimPrefix(strings.TrimPrefix(url, "http://"), "https://")
+	if n.TLS == nil {
+		return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	}
+	return (&tls.Dialer{Config: n.TLS}).DialContext(ctx, "tcp", addr)
 }
