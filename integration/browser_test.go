@@ -49,6 +49,7 @@ func newBrowser(t *testing.T, base, who string) *browser {
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("ignore-certificate-errors-spki-list", consoleTLS.spki),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1440, 1000),
 	)

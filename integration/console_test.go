@@ -33,7 +33,7 @@ func loginToConsole(t *testing.T, base, token string) *consoleSession {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	s := &consoleSession{t: t, base: base, http: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	s := &consoleSession{t: t, base: base, http: &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: consoleTransport()}}
 	body, _ := json.Marshal(map[string]string{"token": token})
 	resp, err := s.http.Post(base+"/auth/login", "application/json", bytes.NewReader(body))
 	require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestConsoleServesTheAppAndActsAsTheUser(t *testing.T) {
 	n := onNode(t)
 	require.NotEmpty(t, n.console, "up printed no console URL")
 	require.Eventually(t, func() bool {
-		resp, err := http.Get(n.console + "/")
+		resp, err := (&http.Client{Transport: consoleTransport()}).Get(n.console + "/")
 		if err != nil {
 			return false
 		}

@@ -129,6 +129,11 @@ func (u *upRun) start() error {
 		return err
 	}
 	u.kubeconfig, u.console = ep.Kubeconfig, ep.Console
+	if ep.ConsoleCA != "" {
+		if err := trustConsole(ep.ConsoleCA); err != nil {
+			return err
+		}
+	}
 	if u.cfg, err = clientcmd.BuildConfigFromFlags("", ep.Kubeconfig); err != nil {
 		return err
 	}

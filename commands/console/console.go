@@ -30,6 +30,7 @@ const shutdownGrace = 5 * time.Second
 // options are the command's flags.
 type options struct {
 	listen, metricsListen       string
+	tlsCert, tlsKey             string
 	kubeconfig, apiserverCA     string
 	temporalAddress, temporalNS string
 	temporalUI                  string
@@ -41,7 +42,9 @@ type options struct {
 func parse(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
-	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", Port), "address the console serves plain HTTP on")
+	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", Port), "address the console serves HTTPS on")
+	fs.StringVar(&o.tlsCert, "tls-cert-file", "/etc/virtflow-console/tls/tls.crt", "the console's serving certificate (re-read at every handshake)")
+	fs.StringVar(&o.tlsKey, "tls-private-key-file", "/etc/virtflow-console/tls/tls.key", "the key of --tls-cert-file")
 	fs.StringVar(&o.metricsListen, "metrics-listen", ":"+strconv.Itoa(workloads.MetricsPort), "address of the Prometheus metrics; empty turns them off")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig locating the kube-apiserver (its credentials are never used); in a pod, $KUBERNETES_SERVICE_HOST and --apiserver-ca when empty")
 	fs.StringVar(&o.apiserverCA, "apiserver-ca", inClusterCA, "CA bundle of the in-cluster kube-apiserver (the kube-root-ca.crt ConfigMap's ca.crt)")

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,17 @@ func serve(ctx context.Context, o options, s *server.Server, log *slog.Logger) e
 	if err != nil {
 		return err
 	}
+	// Bearer tokens and session cookies cross the console's listener:
+	// TLS only. The pair is read again at every handshake, so a renewed
+	// Secret is served without a restart.
+	listeners[0] = tls.NewListener(listeners[0], &tls.Config{MinVersion: tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			pair, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+			if err != nil {
+				return nil, fmt.Errorf("loading the console's certificate: %w", err)
+			}
+			return &pair, nil
+		}})
 	failed := make(chan error, len(servers))
 	for i, hs := range servers {
 		l := listeners[i]

@@ -21,7 +21,7 @@ const ConsoleService = "virtflow-console"
 const ConsoleAdmin = "console-admin"
 
 // startConsoleRelay relays a loopback port to the console's Service, so
-// the host's browser reaches it as http://127.0.0.1:<port>/ (a cluster IP
+// the host's browser reaches it as https://127.0.0.1:<port>/ (a cluster IP
 // is the node's, not something to hand a user), and returns that URL.
 func (p *Platform) startConsoleRelay(ctx context.Context) (string, error) {
 	c, err := newKubeClient(p.cp.RESTConfig())
@@ -36,5 +36,5 @@ func (p *Platform) startConsoleRelay(ctx context.Context) (string, error) {
 	if p.consoleRelay, err = hostnet.Forward(net.JoinHostPort("127.0.0.1", strconv.Itoa(p.opts.ConsolePort)), to); err != nil {
 		return "", err
 	}
-	return "http://" + p.consoleRelay.Addr().String(), nil
+	return "https://" + p.consoleRelay.Addr().String(), nil
 }

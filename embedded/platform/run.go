@@ -22,7 +22,9 @@ type Endpoints struct {
 	// Console is the web console's URL, empty when it could not be
 	// relayed.
 	Console string `json:"console,omitempty"`
-	PID     int    `json:"pid"`
+	// ConsoleCA is the CA file that issued the console's certificate.
+	ConsoleCA string `json:"consoleCA,omitempty"`
+	PID       int    `json:"pid"`
 }
 
 // Run is `virtflow up`: start, report, wait for Ctrl-C, stop.
@@ -40,13 +42,13 @@ func Run(ctx context.Context, opts Options) error {
 	}()
 	ep := Endpoints{Kubeconfig: p.KubeconfigPath(), TemporalAddress: p.TemporalAddress(), TemporalUI: p.TemporalUI(), PID: os.Getpid()}
 	console, consoleErr := p.startConsoleRelay(ctx)
-	ep.Console = console
+	ep.Console, ep.ConsoleCA = console, p.consoleCA
 	if err := writeEndpoints(opts.DataDir, ep); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.Out, "\nexport KUBECONFIG=%s\nTemporal Web UI: %s/namespaces/virtflow/workflows\n", ep.Kubeconfig, ep.TemporalUI)
 	if consoleErr == nil {
-		fmt.Fprintf(opts.Out, "Console: %s/ (log in with the token of `kubectl -n %s create token %s`)\n", ep.Console, Namespace, ConsoleAdmin)
+		fmt.Fprintf(opts.Out, "Console: %s/ (its certificate's CA: %s; log in with the token of `kubectl -n %s create token %s`)\n", ep.Console, ep.ConsoleCA, Namespace, ConsoleAdmin)
 	} else {
 		p.say("the web console is not reachable: " + consoleErr.Error())
 	}

@@ -33,7 +33,9 @@ type Platform struct {
 	// connections to pods take their ephemeral ports from the same range.
 	temporalBridge *hostnet.Forwarder
 	// consoleRelay relays a loopback port to the web console's Service.
-	consoleRelay    *hostnet.Forwarder
+	consoleRelay *hostnet.Forwarder
+	// consoleCA is the CA file of the console's certificate.
+	consoleCA       string
 	componentsImage string
 	// cliDownloadsImage is the components image with the virtctl builds.
 	cliDownloadsImage string
@@ -120,12 +122,17 @@ func (p *Platform) startServices(ctx context.Context) error {
 	if err := p.applyEmbeddedOverlay(ctx, p.agentConfig()); err != nil {
 		return err
 	}
-	if !p.opts.CreateHyperConverged {
-		return nil
-	}
 	c, err := newKubeClient(p.cp.RESTConfig())
 	if err != nil {
 		return err
+	}
+	creds, err := p.ensureConsoleTLS(ctx, c)
+	if err != nil {
+		return err
+	}
+	p.consoleCA = creds.CAFile
+	if !p.opts.CreateHyperConverged {
+		return nil
 	}
 	// hostpath-provisioner-operator's pod validates the HostPathProvisioner.
 	if err := whenAdmitted(ctx, func() error { return EnsureHostpathStorage(ctx, c) }); err != nil {
