@@ -6,6 +6,7 @@ package virthandler
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,14 +15,17 @@ import (
 	"path/filepath"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
 
 type flags struct {
 	kubeconfig, kubeletRoot, nodeDir string
+	hostRoot, uploadKeyDir           string
 	temporal                         *manager.Temporal
 }
 
@@ -32,6 +36,9 @@ func Main(ctx context.Context, args []string) error {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig; the pod's service account when empty")
 	fs.StringVar(&f.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on this node")
 	fs.StringVar(&f.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "per-node state, in a directory named after the node")
+	fs.StringVar(&f.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths: the node's disk work writes only volumes under it")
+	fs.StringVar(&f.uploadKeyDir, "upload-key-dir", cdi.KeyDir,
+		"directory of cdi-apiserver's upload token verification key "+uploadtoken.PublicKeyFile+"; the node takes no upload without it")
 	f.temporal = manager.TemporalFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,7 +72,8 @@ func run(ctx context.Context, f flags, node string) error {
 	if err != nil {
 		return err
 	}
-	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct)
+	uploadKey := func() (ed25519.PublicKey, error) { return uploadtoken.LoadPublicKey(f.uploadKeyDir) }
+	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct, worker.WithHostRoot(f.hostRoot), worker.WithUploadKey(uploadKey))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting node worker of %s: %w", node, err)
 	}
