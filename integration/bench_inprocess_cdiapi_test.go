@@ -93,13 +93,13 @@ func newUploadProxyEndpoint(certDir, address string) (*uploadProxyEndpoint, erro
 }
 
 // serve runs cdi-uploadproxy until ctx ends.
-func (e *uploadProxyEndpoint) serve(ctx context.Context, c client.Client, pub ed25519.PublicKey) error {
+func (e *uploadProxyEndpoint) serve(ctx context.Context, c client.Client, wf uploadproxy.Workflows, pub ed25519.PublicKey) error {
 	watcher, err := certwatcher.New(filepath.Join(e.certDir, webhookcert.CertFile), filepath.Join(e.certDir, webhookcert.KeyFile))
 	if err != nil {
 		return fmt.Errorf("loading cdi-uploadproxy certificate: %w", err)
 	}
 	go func() { _ = watcher.Start(ctx) }()
-	proxy := &uploadproxy.Proxy{Client: c, PublicKey: pub}
+	proxy := &uploadproxy.Proxy{Client: c, Workflows: wf, PublicKey: pub}
 	hs := &http.Server{Handler: proxy.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = hs.Close() }()
 	go func() {

@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,9 @@ type Services struct {
 	stopOnce sync.Once
 	stopErr  error
 	upload   *uploadProxyEndpoint
+	// uploadKey verifies upload tokens on the nodes: cdi-apiserver's
+	// public key, once it runs.
+	uploadKey ed25519.PublicKey
 }
 
 // UploadProxyURL is cdi-uploadproxy's URL; empty when it does not run.
@@ -179,7 +183,8 @@ func (s *Services) startServing(ctx, mctx context.Context, cfg ServicesConfig, m
 		if err != nil {
 			return err
 		}
-		if err := s.upload.serve(mctx, mgr.GetClient(), pub); err != nil {
+		s.uploadKey = pub
+		if err := s.upload.serve(mctx, mgr.GetClient(), s.temporal, pub); err != nil {
 			return err
 		}
 	}
@@ -201,7 +206,14 @@ func (s *Services) startWorkers(cfg ServicesConfig, mgr ctrl.Manager, restCfg *r
 		return nil
 	}
 	for _, n := range cfg.Nodes {
-		w := worker.NewNode(s.temporal, n.NodeName, n.NodeIP, launcherpod.User, direct)
+		key := func() (ed25519.PublicKey, error) {
+			if s.uploadKey == nil {
+				return nil, errors.New("cdi-apiserver does not run in this process")
+			}
+			return s.uploadKey, nil
+		}
+		w := worker.NewNode(s.temporal, n.NodeName, n.NodeIP, launcherpod.User, direct,
+			worker.WithHostRoot(n.StorageRoot()), worker.WithUploadKey(key))
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("starting node worker of %s: %w", n.NodeName, err)
 		}

@@ -33,8 +33,9 @@ func grant(t *testing.T, c crclient.Client, ns, name, user string, rules ...rbac
 }
 
 // A clone into another namespace is refused unless the requester may
-// create datavolumes/source in the source namespace; allowed, it copies
-// the disk on the source's node.
+// create datavolumes/source in the source namespace (and, on the node, the
+// target namespace's default ServiceAccount); allowed, it copies the disk
+// on the source's node.
 func TestCloneAcrossNamespacesNeedsPermission(t *testing.T) {
 	n := onNode(t)
 	s := n.space(t)
@@ -65,7 +66,11 @@ func TestCloneAcrossNamespacesNeedsPermission(t *testing.T) {
 	err = joe.Create(ctx, clone())
 	require.ErrorContains(t, err, "User joe has insufficient permissions in clone source namespace "+golden.Namespace)
 
-	grant(t, s.c, golden.Namespace, "cloner", "joe", rbacv1.PolicyRule{APIGroups: []string{"cdi.kubevirt.io"}, Resources: []string{"datavolumes/source"}, Verbs: []string{"create"}})
+	cloneSource := rbacv1.PolicyRule{APIGroups: []string{"cdi.kubevirt.io"}, Resources: []string{"datavolumes/source"}, Verbs: []string{"create"}}
+	// The node checks the clone again for the target namespace's default
+	// ServiceAccount, as CDI checks a DataImportCron's.
+	grant(t, s.c, golden.Namespace, "namespace-cloner", "system:serviceaccount:"+s.ns+":default", cloneSource)
+	grant(t, s.c, golden.Namespace, "cloner", "joe", cloneSource)
 	require.Eventually(t, func() bool { return joe.Create(ctx, clone()) == nil }, 10*time.Second, 200*time.Millisecond, "allowed once joe may clone")
 	defer s.deleteDV("dv-clone")
 	dv := s.waitDVPhase("dv-clone", cdiv1.Succeeded, 2*time.Minute)

@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"crypto/ed25519"
 	"runtime/debug"
 	"time"
 
@@ -70,7 +71,7 @@ func NewControl(c client.Client, kube crclient.Client, opts ...ControlOption) sd
 	if o.durableTasks != nil {
 		// The task activity reports its attempts to its own workflow
 		// through the worker's client.
-		ssp.RegisterTaskActivities(w, &ssptasks.Activities{Config: o.durableTasks, Tasks: catalog.Tasks(), Defaults: tasks.WithDefaults, Signals: c})
+		ssp.RegisterTaskActivities(w, &ssptasks.Activities{Client: kube, Config: o.durableTasks, Tasks: catalog.Tasks(), Defaults: tasks.WithDefaults, Signals: c})
 	}
 	return w
 }
@@ -78,11 +79,32 @@ func NewControl(c client.Client, kube crclient.Client, opts ...ControlOption) sd
 // NodeTaskQueue is the task queue of a node's worker.
 func NodeTaskQueue(node string) string { return cdi.NodeTaskQueue(node) }
 
+// NodeOption sets what a node worker's disk activities check their input
+// against.
+type NodeOption func(*storage.Activities)
+
+// WithHostRoot is the node's hostpath root, the prefix of its storage
+// pools' paths ("/" unless set): the disk activities write only volumes
+// under it.
+func WithHostRoot(root string) NodeOption {
+	return func(a *storage.Activities) { a.HostRoot = root }
+}
+
+// WithUploadKey is cdi-apiserver's upload token verification key, read
+// for each upload: the node's upload servers take only uploads with their
+// DataVolume's token. Without it the node takes no upload.
+func WithUploadKey(key func() (ed25519.PublicKey, error)) NodeOption {
+	return func(a *storage.Activities) { a.UploadKey = key }
+}
+
 // NewNode returns the worker of one node: the node-local disk activities
 // of imports, uploads and clones, run where the volume is; upload servers
 // listen on nodeIP; finished disk images are handed to diskOwner (user and
-// group), the launchers' user, unless it is 0.
-func NewNode(c client.Client, node, nodeIP string, diskOwner int, kube crclient.Client) sdkworker.Worker {
+// group), the launchers' user, unless it is 0. The activities find each
+// volume through kube, which must read claims, volumes, DataVolumes,
+// VolumeImportSources, DataSources, namespaces and CDIConfig, and create
+// SubjectAccessReviews.
+func NewNode(c client.Client, node, nodeIP string, diskOwner int, kube crclient.Client, opts ...NodeOption) sdkworker.Worker {
 	// Heartbeats carry an import's resume point, and its cancellation
 	// comes back on them: send them every second or two, not at the SDK's
 	// default of up to 80% of the heartbeat timeout.
@@ -92,7 +114,11 @@ func NewNode(c client.Client, node, nodeIP string, diskOwner int, kube crclient.
 	})
 	// The disk activities report each attempt's progress to their own
 	// workflow through the worker's client.
-	cdi.RegisterDiskActivities(w, &storage.Activities{Client: kube, NodeIP: nodeIP, DiskUID: diskOwner, DiskGID: diskOwner, Signals: c})
+	acts := &storage.Activities{Client: kube, NodeName: node, NodeIP: nodeIP, DiskUID: diskOwner, DiskGID: diskOwner, Signals: c}
+	for _, opt := range opts {
+		opt(acts)
+	}
+	cdi.RegisterDiskActivities(w, acts)
 	return w
 }
 

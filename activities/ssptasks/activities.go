@@ -1,6 +1,7 @@
 // Package ssptasks is the activity that runs the durable Tekton tasks: any
-// task of the catalog, as the service account its CustomRun names, with
-// the same code its container step runs.
+// task of the catalog, as the service account its CustomRun names (read
+// from the CustomRun, never taken from the workflow's input), with the
+// same code its container step runs.
 package ssptasks
 
 import (
@@ -28,8 +29,11 @@ const heartbeatEvery = 5 * time.Second
 
 // Activities run the tasks of a catalog.
 type Activities struct {
+	// Client is the worker's own client: it reads the CustomRun a task's
+	// workflow serves, whose service account the task acts as.
+	Client crclient.Client
 	// Config is the worker's own client configuration; each task acts as
-	// its service account through it.
+	// its CustomRun's service account through it.
 	Config *rest.Config
 	// Tasks is the catalog: every task that can run durably, by name.
 	Tasks map[string]stepenv.Task
@@ -46,11 +50,15 @@ type Activities struct {
 	// (ssp.ProgressSignal), where the CustomRun's controller reads it from
 	// the memo; nil reports nothing.
 	Signals typed.Signaller
+	// executionID is the workflow the running activity belongs to; tests
+	// replace it.
+	executionID func(context.Context) string
 }
 
 var _ ssp.TaskActivities = (*Activities)(nil)
 
-// RunTaskStep runs the requested task. Bad input fails for good; a task
+// RunTaskStep runs the requested task as its CustomRun's service account,
+// once the CustomRun is found to run it. Bad input fails for good; a task
 // that fails fails for good too, as its container would exit 1, unless it
 // failed to reach the API server, which is retried. Each attempt reports
 // its start and its failure to the workflow.
@@ -60,8 +68,13 @@ func (a *Activities) RunTaskStep(ctx context.Context, req ssp.TaskRequest) (res 
 	return a.runTask(ctx, req)
 }
 
-// runTask runs the task as its service account.
+// runTask runs the task as its CustomRun's service account.
 func (a *Activities) runTask(ctx context.Context, req ssp.TaskRequest) (ssp.TaskResult, error) {
+	sa, err := a.serviceAccount(ctx, req)
+	if err != nil {
+		return ssp.TaskResult{}, err
+	}
+	req.ServiceAccount = sa
 	task, params, err := a.prepare(req)
 	if err != nil {
 		return ssp.TaskResult{}, err
@@ -114,8 +127,9 @@ func (a *Activities) prepare(req ssp.TaskRequest) (stepenv.Task, stepenv.Params,
 	return task, params, nil
 }
 
-// client is a client acting as the request's service account, so that a
-// durable task can do only what the same container task could.
+// client is a client acting as the request's service account (its
+// CustomRun's, by now), so that a durable task can do only what the same
+// container task could.
 func (a *Activities) client(req ssp.TaskRequest) (*rest.Config, crclient.Client, error) {
 	if a.Config == nil {
 		return nil, nil, errors.New("the durable tasks have no client configuration")

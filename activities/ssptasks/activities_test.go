@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -52,13 +53,16 @@ func setup(t *testing.T, tasks ...stepenv.Task) (*Activities, crclient.Client, *
 	t.Helper()
 	s, err := kubescheme.New()
 	require.NoError(t, err)
-	c := fake.NewClientBuilder().WithScheme(s).Build()
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(customRunGVK, meta.RESTScopeNamespace)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
+	c := fake.NewClientBuilder().WithScheme(s).WithRESTMapper(mapper).Build()
 	catalog := map[string]stepenv.Task{}
 	for _, task := range tasks {
 		catalog[task.Name] = task
 	}
 	a := &Activities{
-		Config: &rest.Config{Host: "https://api.example:6443"}, Tasks: catalog,
+		Client: c, Config: &rest.Config{Host: "https://api.example:6443"}, Tasks: catalog,
 		NewClient: func(*rest.Config) (crclient.Client, error) { return c, nil },
 		Defaults: func(task string, given stepenv.Params) (stepenv.Params, error) {
 			if given.Strings["name"] == "" {
@@ -75,7 +79,19 @@ func setup(t *testing.T, tasks ...stepenv.Task) (*Activities, crclient.Client, *
 	return a, c, env
 }
 
+// run runs req in the workflow of a CustomRun of its task, service
+// account and params, as the controller starts it, unless req names its
+// CustomRun.
 func run(env *testsuite.TestActivityEnvironment, a *Activities, req ssp.TaskRequest) (ssp.TaskResult, error) {
+	if req.CustomRun == "" {
+		sa := req.ServiceAccount
+		cr := newCustomRun(req.Namespace, "run-"+req.Task, ssp.KindDurableTask, req.Task, sa, req.Params)
+		if err := a.Client.Create(context.Background(), cr); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ssp.TaskResult{}, err
+		}
+		req.CustomRun, req.CustomRunUID = cr.GetName(), string(cr.GetUID())
+	}
+	a.executionID = func(context.Context) string { return ssp.TaskWorkflowID(req.CustomRunUID) }
 	v, err := env.ExecuteActivity(a.RunTaskStep, req)
 	if err != nil {
 		return ssp.TaskResult{}, err

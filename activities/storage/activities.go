@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"os"
@@ -24,13 +25,28 @@ const (
 	scratchDirPrefix = "virtflow-import-"
 )
 
-// Activities are CDI's node-local disk activities.
+// Activities are CDI's node-local disk activities. They trust nothing of
+// their input that decides what they write or read: each finds its volume
+// (and a clone its source) from the cluster and refuses a request the
+// cluster does not bear out.
 type Activities struct {
-	// Client reads the secrets and config maps a source refers to.
+	// Client reads the claims, volumes, DataVolumes and import sources
+	// the activities check their input against, and the secrets and
+	// config maps a source refers to.
 	Client client.Client
+	// NodeName is this node: a volume the activities touch must be
+	// pinned to it.
+	NodeName string
+	// HostRoot is the node's hostpath root, the prefix of every storage
+	// pool's path ("/" when empty): a volume's directory must lie under it.
+	HostRoot string
 	// NodeIP is where this node's upload servers listen (127.0.0.1 when
 	// empty).
 	NodeIP string
+	// UploadKey is cdi-apiserver's token verification key: an upload
+	// server writes only an upload whose token it verifies and names its
+	// DataVolume. Without it (or when it fails) no upload is taken.
+	UploadKey func() (ed25519.PublicKey, error)
 	// DiskUID and DiskGID own every finished disk image, as CDI's
 	// importer (running as qemu) leaves its images, so the launchers'
 	// user, or a libguestfs pod of it, opens them as they are; 0 leaves
@@ -40,6 +56,9 @@ type Activities struct {
 	// (cdi.ProgressSignal), where the reconcilers read it from the memo;
 	// nil reports nothing.
 	Signals typed.Signaller
+	// executionID is the workflow the running activity belongs to; tests
+	// replace it.
+	executionID func(context.Context) string
 }
 
 var _ cdi.DiskActivities = (*Activities)(nil)
@@ -62,6 +81,14 @@ func (a *Activities) ImportDisk(ctx context.Context, req cdi.ImportRequest) (res
 	rep := a.reporter(ctx, cdi.ImportDiskName)
 	rep.start(ctx, "")
 	defer func() { rep.end(ctx, err) }()
+	t, err := a.resolveTarget(ctx, fillImport, requestOf(req))
+	if err != nil {
+		return cdi.ImportResult{}, err
+	}
+	if req.Source, err = a.checkImportSource(ctx, t, req); err != nil {
+		return cdi.ImportResult{}, err
+	}
+	req.VolumeDir = t.dir
 	disk := filepath.Join(req.VolumeDir, cdi.DiskFileName)
 	if req.Blank {
 		if err := ensureSize(disk, req.Size); err != nil {
@@ -142,6 +169,11 @@ func volumeScratch(volumeDir string) string { return filepath.Join(volumeDir, ".
 // claim (an upload server's, and those earlier builds wrote) and, when the
 // import did not finish (it was cancelled), its partial disk.
 func (a *Activities) CleanupImport(ctx context.Context, req cdi.ImportRequest, removeDisk bool) error {
+	t, err := a.resolveTarget(ctx, fillAny, requestOf(req))
+	if err != nil {
+		return err
+	}
+	req.VolumeDir = t.dir
 	a.claimNotes(req.Namespace, req.Claim).clear(ctx)
 	for _, dir := range []string{ScratchDir(req.Key), volumeScratch(req.VolumeDir)} {
 		if err := os.RemoveAll(dir); err != nil {

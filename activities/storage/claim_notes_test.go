@@ -10,12 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
-	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 )
 
 // signals records the progress reports an activity sends its workflow.
@@ -45,20 +42,21 @@ func (s *signals) sent() []cdi.ActivityProgress {
 // and writes no status onto the claim; cleanup removes the notes earlier
 // builds wrote there.
 func TestCloneReportsToItsWorkflowAndCleanupClearsTheClaim(t *testing.T) {
-	scheme, err := kubescheme.New()
-	require.NoError(t, err)
-	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "target", Annotations: map[string]string{"keep": "me"}}}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pvc).Build()
-	srcDir, dstDir := t.TempDir(), t.TempDir()
+	cl := newCluster(t)
+	_, srcDir := cl.volume("ns", "source", nil, testNode)
+	dv, dstDir := cl.dataVolume("ns", "target", cloneOf("ns", "source"))
+	cl.claim("target").Annotations = map[string]string{"keep": "me"}
 	require.NoError(t, os.WriteFile(filepath.Join(srcDir, cdi.DiskFileName), make([]byte, 4<<20), 0o644))
 
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	rec := &signals{}
-	a := &Activities{Client: c, Signals: rec}
+	a := cl.activities(cdi.CloneWorkflowID(string(dv.UID)))
+	a.Signals = rec
+	c := a.Client
 	env.RegisterActivity(a)
-	req := cdi.CloneRequest{SourceDir: srcDir, VolumeDir: dstDir, Size: 4 << 20, Key: "c3", Namespace: "ns", Claim: "target"}
-	_, err = env.ExecuteActivity(a.CloneDisk, req)
+	req := cloneRequest(dv, srcDir, dstDir, 4<<20)
+	_, err := env.ExecuteActivity(a.CloneDisk, req)
 	require.NoError(t, err)
 	sent := rec.sent()
 	require.Equal(t, cdi.ActivityProgress{Name: cdi.CloneDiskName, Attempt: 1}, sent[0], "the attempt's start")
@@ -70,7 +68,7 @@ func TestCloneReportsToItsWorkflowAndCleanupClearsTheClaim(t *testing.T) {
 
 	got.Annotations[cdi.AnnProgress], got.Annotations[cdi.AnnAttempt] = "42.00%", "2"
 	require.NoError(t, c.Update(context.Background(), got))
-	_, err = env.ExecuteActivity(a.CleanupImport, cdi.ImportRequest{Namespace: "ns", Claim: "target", VolumeDir: dstDir, Key: "c3"}, false)
+	_, err = env.ExecuteActivity(a.CleanupImport, cdi.ImportRequest{Namespace: "ns", Claim: "target", VolumeDir: dstDir, Key: req.Key}, false)
 	require.NoError(t, err)
 	require.NoError(t, c.Get(context.Background(), types.NamespacedName{Namespace: "ns", Name: "target"}, got))
 	require.Equal(t, map[string]string{"keep": "me"}, got.Annotations)

@@ -24,8 +24,18 @@ func (a *Activities) CloneDisk(ctx context.Context, req cdi.CloneRequest) (res c
 	return a.cloneDisk(ctx, req, rep)
 }
 
-// cloneDisk reflinks or copies the source disk into the target.
+// cloneDisk reflinks or copies the source disk into the target, both
+// found from the cluster: the target DataVolume's claim and the source its
+// spec names, once its namespace is found allowed to clone it.
 func (a *Activities) cloneDisk(ctx context.Context, req cdi.CloneRequest, rep *reporter) (cdi.ImportResult, error) {
+	t, err := a.resolveTarget(ctx, fillClone, request{namespace: req.Namespace, claim: req.Claim, key: req.Key, dir: req.VolumeDir, size: req.Size})
+	if err != nil {
+		return cdi.ImportResult{}, err
+	}
+	if req.SourceDir, err = a.cloneSource(ctx, t, req.SourceDir); err != nil {
+		return cdi.ImportResult{}, err
+	}
+	req.VolumeDir = t.dir
 	src := filepath.Join(req.SourceDir, cdi.DiskFileName)
 	dst := filepath.Join(req.VolumeDir, cdi.DiskFileName)
 	st, err := os.Stat(src)

@@ -29,15 +29,20 @@ type uploadProgress struct {
 }
 
 // ReceiveUpload serves one upload into the volume: it listens on the
-// node, notes its address on the claim (where cdi-uploadproxy finds it),
-// reports it to its workflow (whose memo tells the DataVolume the upload
-// is ready), and returns once an upload has been written. A failed
-// attempt (a dropped connection) leaves it listening for the next one; an
-// image that can never fit ends it.
+// node, reports its address to its workflow (whose memo tells the
+// DataVolume the upload is ready and cdi-uploadproxy where to forward),
+// notes it on the claim for people to read, and returns once an upload
+// with its DataVolume's token has been written. A failed attempt (a
+// dropped connection) leaves it listening for the next one; an image that
+// can never fit ends it.
 func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (res cdi.ImportResult, err error) {
 	// Reported from here on, so that an attempt failing to listen says so.
 	rep := a.reporter(ctx, cdi.ReceiveUploadName)
 	defer func() { rep.end(ctx, err) }()
+	u, err := a.newUploadServer(ctx, req)
+	if err != nil {
+		return cdi.ImportResult{}, err
+	}
 	host := a.NodeIP
 	if host == "" {
 		host = "127.0.0.1"
@@ -46,7 +51,6 @@ func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (
 	if err != nil {
 		return cdi.ImportResult{}, fmt.Errorf("listening for the upload: %w", err)
 	}
-	u := &uploadServer{a: a, req: req, done: make(chan uploadOutcome, 1)}
 	srv := &http.Server{Handler: u, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()
@@ -71,15 +75,33 @@ func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (
 	}
 }
 
+// newUploadServer is the server of the DataVolume the cluster says the
+// request is for, writing into its volume and taking only its token.
+func (a *Activities) newUploadServer(ctx context.Context, req cdi.ImportRequest) (*uploadServer, error) {
+	t, err := a.resolveTarget(ctx, fillUpload, requestOf(req))
+	if err != nil {
+		return nil, err
+	}
+	key, err := a.uploadKey()
+	if err != nil {
+		return nil, err
+	}
+	req.VolumeDir = t.dir
+	auth := uploadAuth{key: key, namespace: t.dv.Namespace, name: t.dv.Name}
+	return &uploadServer{a: a, req: req, auth: auth, done: make(chan uploadOutcome, 1)}, nil
+}
+
 type uploadOutcome struct {
 	res cdi.ImportResult
 	err error
 }
 
-// uploadServer writes each POSTed image to the volume's disk.
+// uploadServer writes each POSTed image that carries its DataVolume's
+// upload token to the volume's disk.
 type uploadServer struct {
 	a        *Activities
 	req      cdi.ImportRequest
+	auth     uploadAuth
 	received atomic.Int64
 	busy     atomic.Bool
 	done     chan uploadOutcome
@@ -88,6 +110,12 @@ type uploadServer struct {
 func (u *uploadServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != cdi.UploadPath {
 		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	// Before anything is read or written: nothing of an unauthenticated
+	// request reaches the disk.
+	if err := u.auth.check(r); err != nil {
+		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
 	}
 	if !u.busy.CompareAndSwap(false, true) {

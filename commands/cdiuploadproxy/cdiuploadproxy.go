@@ -1,7 +1,8 @@
 // Package cdiuploadproxy is cdi-uploadproxy's command: it takes users'
 // images with an upload token, verified with the public half of
-// cdi-apiserver's signing key, and streams them to the claim's upload
-// server on its node.
+// cdi-apiserver's signing key, and streams them, token and all, to the
+// upload server the DataVolume's upload workflow reports (read from
+// Temporal, never from the claim).
 package cdiuploadproxy
 
 import (
@@ -14,24 +15,24 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 	"github.com/virtflow/virtflow/operators/cdi/cdi"
-	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
 	"github.com/virtflow/virtflow/operators/cdi/uploadproxy"
 )
 
 // Main runs cdi-uploadproxy until ctx ends.
 func Main(ctx context.Context, args []string) error {
 	var certDir, keyDir string
-	cmd := manager.Command{Name: "cdi-uploadproxy", Flags: func(fs *flag.FlagSet) {
+	cmd := manager.Command{Name: "cdi-uploadproxy", Temporal: true, Flags: func(fs *flag.FlagSet) {
 		fs.StringVar(&certDir, "cert-dir", cdi.CertDir, "directory of the serving tls.crt and tls.key")
-		fs.StringVar(&keyDir, "key-dir", cdi.KeyDir, "directory of the token verification key "+cdiapi.PublicKeyFile)
+		fs.StringVar(&keyDir, "key-dir", cdi.KeyDir, "directory of the token verification key "+uploadtoken.PublicKeyFile)
 	}}
-	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
-		pub, err := cdiapi.LoadPublicKey(keyDir)
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, tc client.Client) error {
+		pub, err := uploadtoken.LoadPublicKey(keyDir)
 		if err != nil {
 			return err
 		}
-		proxy := &uploadproxy.Proxy{Client: mgr.GetClient(), PublicKey: pub}
+		proxy := &uploadproxy.Proxy{Client: mgr.GetClient(), Workflows: tc, PublicKey: pub}
 		build := func(context.Context) (http.Handler, *x509.CertPool, error) { return proxy.Handler(), nil, nil }
 		return manager.ServeTLS(mgr, "cdi-uploadproxy", certDir, build)
 	})

@@ -6,6 +6,7 @@ package virthandler
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,8 +17,10 @@ import (
 	"github.com/virtflow/virtflow/wire/mtls"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
+	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -25,6 +28,7 @@ import (
 type flags struct {
 	kubeconfig, kubeletRoot, nodeDir string
 	apiTLSDir                        string
+	hostRoot, uploadKeyDir           string
 	temporal                         *manager.Temporal
 }
 
@@ -36,6 +40,9 @@ func Main(ctx context.Context, args []string) error {
 	fs.StringVar(&f.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on this node")
 	fs.StringVar(&f.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "per-node state, in a directory named after the node")
 	fs.StringVar(&f.apiTLSDir, "node-api-tls-dir", "", "tls.crt, tls.key and ca-bundle.crt of the node agent API, which takes only clients of that CA (virt-api)")
+	fs.StringVar(&f.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths: the node's disk work writes only volumes under it")
+	fs.StringVar(&f.uploadKeyDir, "upload-key-dir", cdi.KeyDir,
+		"directory of cdi-apiserver's upload token verification key "+uploadtoken.PublicKeyFile+"; the node takes no upload without it")
 	f.temporal = manager.TemporalFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,7 +83,8 @@ func run(ctx context.Context, f flags, node string) error {
 	if err != nil {
 		return err
 	}
-	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct)
+	uploadKey := func() (ed25519.PublicKey, error) { return uploadtoken.LoadPublicKey(f.uploadKeyDir) }
+	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct, worker.WithHostRoot(f.hostRoot), worker.WithUploadKey(uploadKey))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting node worker of %s: %w", node, err)
 	}

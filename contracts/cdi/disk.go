@@ -58,6 +58,15 @@ const (
 	// attempts are retried from the last checkpoint; one that still
 	// stalls where the last one did is final.
 	ErrTypeTransferStalled = "TransferStalled"
+	// ErrTypeVolumeMismatch is a request the cluster does not bear out:
+	// its claim is not the one its DataVolume (or the import populator)
+	// names, not bound to a hostpath volume of the activity's node, or
+	// its directories or source differ from what the cluster says.
+	// Nothing is written.
+	ErrTypeVolumeMismatch = "VolumeMismatch"
+	// ErrTypeCloneNotAuthorized is a clone whose DataVolume's namespace
+	// may not clone from the source namespace, in CDI's words.
+	ErrTypeCloneNotAuthorized = "CloneNotAuthorized"
 )
 
 // SourceRef names an http(s) or registry source and the objects holding
@@ -80,14 +89,19 @@ type ImportRequest struct {
 	// Claim is the claim being filled; an upload's server is noted on it.
 	Claim string `json:"claim,omitempty"`
 	// VolumeDir is the volume's directory on the node; the disk is
-	// VolumeDir/disk.img, as CDI writes filesystem volumes.
+	// VolumeDir/disk.img, as CDI writes filesystem volumes. The activities
+	// find it themselves from the claim's PersistentVolume and refuse a
+	// request whose VolumeDir differs; it stays for recorded histories and
+	// the Web UI.
 	VolumeDir string `json:"volumeDir"`
 	// Source is read unless Blank is set.
 	Source SourceRef `json:"source"`
 	Blank  bool      `json:"blank,omitempty"`
 	// Size is the disk's usable size in bytes.
 	Size int64 `json:"size"`
-	// Key names the import's scratch directory (the DataVolume's UID).
+	// Key names the import's scratch directory: the UID of the
+	// DataVolume, or of the claim the import populator fills, that the
+	// workflow serves; the activities check it against the cluster.
 	Key string `json:"key"`
 	// StallTimeout is how long the source may send nothing before the
 	// attempt gives up and is retried; the activities' default when zero.
@@ -97,15 +111,17 @@ type ImportRequest struct {
 // CloneRequest copies one volume's disk into another on the same node.
 type CloneRequest struct {
 	// SourceDir and VolumeDir are the source's and the target's
-	// directories on the node.
+	// directories on the node. As ImportRequest's VolumeDir, the activity
+	// finds both from the cluster (the source from the target
+	// DataVolume's spec) and refuses a request that says otherwise.
 	SourceDir string `json:"sourceDir"`
 	VolumeDir string `json:"volumeDir"`
 	// Size is the target disk's usable size; it is never smaller than the
 	// source's.
 	Size int64  `json:"size"`
 	Key  string `json:"key"`
-	// Namespace and Claim name the target claim (cleaned of notes
-	// earlier builds left on it).
+	// Namespace and Claim name the target claim, which its DataVolume
+	// (UID Key) must control; a request without them is refused.
 	Namespace string `json:"namespace,omitempty"`
 	Claim     string `json:"claim,omitempty"`
 }

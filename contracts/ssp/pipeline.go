@@ -30,6 +30,10 @@ const (
 type TemplatePipelineInput struct {
 	Namespace      string `json:"namespace"`
 	ServiceAccount string `json:"serviceAccount"`
+	// CustomRun and CustomRunUID name the CustomRun the run serves, as a
+	// TaskRequest's; each task's request carries them.
+	CustomRun    string `json:"customRun,omitempty"`
+	CustomRunUID string `json:"customRunUID,omitempty"`
 	// CreateVM are create-vm-from-template's params.
 	CreateVM Params `json:"createVM"`
 	// WaitForVMI are wait-for-vmi-status's, but the VMI's name and

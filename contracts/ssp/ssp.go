@@ -73,6 +73,17 @@ const (
 	// would have exited 1 with it; only failures to reach the API server
 	// are retried.
 	ErrTypeTaskFailed = "TaskFailed"
+	// ErrTypeCustomRunMismatch is a request its CustomRun does not bear
+	// out: no such CustomRun (or another UID), another task, service
+	// account or params, or a run that has finished. Nothing runs.
+	ErrTypeCustomRunMismatch = "CustomRunMismatch"
+)
+
+// Tekton's CustomRun, whose UID names the workflow serving it
+// (TaskWorkflowID) and whose service account a task acts as.
+const (
+	CustomRunAPIVersion = "tekton.dev/v1beta1"
+	CustomRunKind       = "CustomRun"
 )
 
 // DefaultServiceAccount is whom a run acts as when its CustomRun names no
@@ -95,10 +106,18 @@ type TaskRequest struct {
 	Namespace string `json:"namespace"`
 	// ServiceAccount in Namespace is whom the task acts as, so that a
 	// durable task can do no more than the same container task could.
+	// The activity takes it from the CustomRun and refuses a request
+	// that names another.
 	ServiceAccount string `json:"serviceAccount"`
 	// Params are the run's params; the ones it leaves out take the
 	// Task's defaults.
 	Params Params `json:"params"`
+	// CustomRun and CustomRunUID name the CustomRun (in Namespace) the
+	// workflow serves; its ID is TaskWorkflowID of that UID. Runs started
+	// before requests named it leave them empty: the activity finds the
+	// CustomRun by the workflow's ID.
+	CustomRun    string `json:"customRun,omitempty"`
+	CustomRunUID string `json:"customRunUID,omitempty"`
 }
 
 // TaskResult is what a task reports: its Tekton results by name.

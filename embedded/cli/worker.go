@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 	"github.com/virtflow/virtflow/worker"
 )
@@ -22,6 +24,8 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 	namespace := fs.String("temporal-namespace", worker.DefaultNamespace, "Temporal namespace")
 	node := fs.String("node", "", "run the node-local worker of this node instead of the control worker")
 	nodeIP := fs.String("node-ip", "127.0.0.1", "with --node: the address the node's upload servers listen on")
+	hostRoot := fs.String("host-root", "/", "with --node: the prefix of the node's hostpath storage pools' paths")
+	keyDir := fs.String("upload-key-dir", "", "with --node: the directory of cdi-apiserver's upload token verification key "+uploadtoken.PublicKeyFile)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -45,7 +49,9 @@ func runWorker(ctx context.Context, args []string, out io.Writer) error {
 	defer tc.Close()
 	w, queue := worker.NewControl(tc, kc, worker.WithDurableTasks(cfg)), worker.ControlTaskQueue
 	if *node != "" {
-		w, queue = worker.NewNode(tc, *node, *nodeIP, launcherpod.User, kc), worker.NodeTaskQueue(*node)
+		key := func() (ed25519.PublicKey, error) { return uploadtoken.LoadPublicKey(*keyDir) }
+		w = worker.NewNode(tc, *node, *nodeIP, launcherpod.User, kc, worker.WithHostRoot(*hostRoot), worker.WithUploadKey(key))
+		queue = worker.NodeTaskQueue(*node)
 	}
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)

@@ -11,19 +11,22 @@ import (
 	"sort"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+
+	"github.com/virtflow/virtflow/kube/hostpathvolume"
 )
 
 // DriverName is the CSI driver name, as upstream.
-const DriverName = "kubevirt.io.hostpath-provisioner"
+const DriverName = hostpathvolume.DriverName
 
 // TopologyKey is the node topology key the driver reports; volumes live on
 // one node's disk, so the node name is their whole topology.
-const TopologyKey = "topology.hostpath.csi/node"
+const TopologyKey = hostpathvolume.TopologyKey
 
 // Volume context keys returned by CreateVolume.
 const (
-	// ContextPath is the volume's directory on the node.
-	ContextPath = "path"
+	// ContextPath is the volume's directory on the node, which the
+	// node's disk activities find volumes by (kube/hostpathvolume).
+	ContextPath = hostpathvolume.ContextPath
 	// ContextStoragePool is the name of the pool holding the volume.
 	ContextStoragePool = "storagePool"
 )

@@ -54,7 +54,8 @@ func (pl *pipeline) run(ctx workflow.Context, task string, params ssp.Params) er
 	if err := pl.progress.task(ctx, task); err != nil {
 		return err
 	}
-	req := ssp.TaskRequest{Task: task, Namespace: pl.in.Namespace, ServiceAccount: pl.in.ServiceAccount, Params: params}
+	req := ssp.TaskRequest{Task: task, Namespace: pl.in.Namespace, ServiceAccount: pl.in.ServiceAccount, Params: params,
+		CustomRun: pl.in.CustomRun, CustomRunUID: pl.in.CustomRunUID}
 	act := workflow.WithActivityOptions(ctx, taskOptions())
 	out, err := ssp.RunTaskStep.Execute(act, req)
 	if err != nil {

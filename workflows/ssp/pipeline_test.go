@@ -14,7 +14,7 @@ import (
 )
 
 var pipelineIn = ssp.TemplatePipelineInput{
-	Namespace: "vms", ServiceAccount: "pipeline",
+	Namespace: "vms", ServiceAccount: "pipeline", CustomRun: "deploy", CustomRunUID: "run-uid",
 	CreateVM: ssp.Params{Strings: map[string]string{"templateName": "fedora-server-small", "runStrategy": "Always"},
 		Arrays: map[string][]string{"templateParams": {"NAME:vm1"}}},
 	WaitForVMI:  ssp.Params{Strings: map[string]string{"successCondition": "status.phase == Running"}},
@@ -59,6 +59,7 @@ func TestTemplatePipelineRunsItsTasksInOrderOnTheVMCreated(t *testing.T) {
 	for _, r := range got {
 		require.Equal(t, "vms", r.Namespace)
 		require.Equal(t, "pipeline", r.ServiceAccount)
+		require.Equal(t, []string{"deploy", "run-uid"}, []string{r.CustomRun, r.CustomRunUID}, "each task names the CustomRun")
 	}
 	require.Equal(t, map[string]string{"successCondition": "status.phase == Running"}, pipelineIn.WaitForVMI.Strings, "the input is not changed")
 	require.Equal(t, ssp.StepCompleted, progressOf(t, env).Step)

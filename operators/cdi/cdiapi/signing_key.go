@@ -9,14 +9,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 )
 
 // Keys of the signing key Secret (cdi-api-signing-key): the private key
-// only cdi-apiserver mounts and the public key cdi-uploadproxy verifies
-// tokens with, both PEM.
+// only cdi-apiserver mounts and the public key cdi-uploadproxy and the
+// nodes' upload servers verify tokens with, both PEM.
 const (
 	PrivateKeyFile = "id_ed25519"
-	PublicKeyFile  = "id_ed25519.pub"
+	PublicKeyFile  = uploadtoken.PublicKeyFile
 	// legacySeed is how earlier releases kept the key.
 	legacySeed = "seed"
 )
@@ -63,15 +65,6 @@ func LoadPrivateKey(dir string) (ed25519.PrivateKey, error) {
 	return ParsePrivateKey(p)
 }
 
-// LoadPublicKey reads PublicKeyFile in dir.
-func LoadPublicKey(dir string) (ed25519.PublicKey, error) {
-	p, err := os.ReadFile(filepath.Join(dir, PublicKeyFile))
-	if err != nil {
-		return nil, fmt.Errorf("reading the token verification key: %w", err)
-	}
-	return ParsePublicKey(p)
-}
-
 // ParsePrivateKey reads a PEM PKCS#8 Ed25519 private key.
 func ParsePrivateKey(p []byte) (ed25519.PrivateKey, error) {
 	b, _ := pem.Decode(p)
@@ -85,23 +78,6 @@ func ParsePrivateKey(p []byte) (ed25519.PrivateKey, error) {
 	key, ok := k.(ed25519.PrivateKey)
 	if !ok {
 		return nil, fmt.Errorf("the token signing key is a %T, not Ed25519", k)
-	}
-	return key, nil
-}
-
-// ParsePublicKey reads a PEM PKIX Ed25519 public key.
-func ParsePublicKey(p []byte) (ed25519.PublicKey, error) {
-	b, _ := pem.Decode(p)
-	if b == nil {
-		return nil, errors.New("no PEM public key")
-	}
-	k, err := x509.ParsePKIXPublicKey(b.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the token verification key: %w", err)
-	}
-	key, ok := k.(ed25519.PublicKey)
-	if !ok {
-		return nil, fmt.Errorf("the token verification key is a %T, not Ed25519", k)
 	}
 	return key, nil
 }

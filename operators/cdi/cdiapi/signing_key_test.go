@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 )
 
 func TestEnsureSigningKeyIsStableAndItsPublicHalfVerifiesTokens(t *testing.T) {
@@ -16,20 +18,20 @@ func TestEnsureSigningKeyIsStableAndItsPublicHalfVerifiesTokens(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, key.Equal(again), "a second call keeps the key")
 
-	pub, err := ParsePublicKey(data[PublicKeyFile])
+	pub, err := uploadtoken.ParsePublicKey(data[PublicKeyFile])
 	require.NoError(t, err)
 	now := time.Now()
 	token, err := Signer{Key: key}.Issue("ns", "dv", now, TokenTTL)
 	require.NoError(t, err)
-	_, err = Verify(pub, token, now)
+	_, err = uploadtoken.Verify(pub, token, now)
 	require.NoError(t, err)
 
 	_, other, err := ed25519.GenerateKey(nil)
 	require.NoError(t, err)
 	forged, err := Signer{Key: other}.Issue("ns", "dv", now, TokenTTL)
 	require.NoError(t, err)
-	_, err = Verify(pub, forged, now)
-	require.ErrorIs(t, err, ErrTokenInvalid)
+	_, err = uploadtoken.Verify(pub, forged, now)
+	require.ErrorIs(t, err, uploadtoken.ErrInvalid)
 }
 
 func TestEnsureSigningKeyConvertsAnEarlierSeed(t *testing.T) {

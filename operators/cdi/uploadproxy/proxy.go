@@ -1,25 +1,22 @@
 // Package uploadproxy is cdi-uploadproxy: it takes a user's image with an
 // upload token, checks the token names this claim and has not expired,
-// and streams the image to the upload server on the claim's node.
+// and streams the image, with the token, to the upload server on the
+// claim's node, which it finds in the upload workflow's progress: state
+// only the platform writes, never an annotation a namespace editor can.
 package uploadproxy
 
 import (
-	"context"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
-	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
-	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
+	"github.com/virtflow/virtflow/kube/uploadtoken"
 )
 
 // Paths of the upload API, as cdi-uploadproxy serves them.
@@ -32,7 +29,11 @@ const (
 
 // Proxy forwards authorized uploads to the node's upload server.
 type Proxy struct {
+	// Client reads the token's DataVolume.
 	Client client.Client
+	// Workflows reads the DataVolume's upload workflow, whose memo holds
+	// its upload server's address.
+	Workflows Workflows
 	// PublicKey verifies cdi-apiserver's tokens.
 	PublicKey ed25519.PublicKey
 	// Now is the clock; time.Now when nil.
@@ -74,7 +75,8 @@ func (p *Proxy) uploadForm(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// upload authorizes the request and streams body to the claim's server.
+// upload authorizes the request and streams body, with the token it
+// carried, to the DataVolume's upload server.
 func (p *Proxy) upload(w http.ResponseWriter, r *http.Request, body io.Reader, length int64) {
 	claims, code, err := p.authorize(r)
 	if err != nil {
@@ -92,6 +94,9 @@ func (p *Proxy) upload(w http.ResponseWriter, r *http.Request, body io.Reader, l
 		return
 	}
 	req.ContentLength = length
+	// The upload server verifies the same token: it takes nothing that
+	// did not come through here for its own DataVolume.
+	req.Header.Set("Authorization", r.Header.Get("Authorization"))
 	resp, err := p.transport().RoundTrip(req)
 	if err != nil {
 		http.Error(w, "reaching the upload server: "+err.Error(), http.StatusBadGateway)
@@ -103,41 +108,19 @@ func (p *Proxy) upload(w http.ResponseWriter, r *http.Request, body io.Reader, l
 }
 
 // authorize verifies the bearer token: missing, forged or expired is 401.
-func (p *Proxy) authorize(r *http.Request) (cdiapi.Claims, int, error) {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || token == "" {
-		return cdiapi.Claims{}, http.StatusUnauthorized, errors.New("missing upload token (Authorization: Bearer)")
-	}
+func (p *Proxy) authorize(r *http.Request) (uploadtoken.Claims, int, error) {
 	now := time.Now
 	if p.Now != nil {
 		now = p.Now
 	}
-	c, err := cdiapi.Verify(p.PublicKey, token, now())
+	c, err := uploadtoken.FromRequest(r, p.PublicKey, now())
+	if errors.Is(err, uploadtoken.ErrMissing) {
+		return c, http.StatusUnauthorized, err
+	}
 	if err != nil {
 		return c, http.StatusUnauthorized, fmt.Errorf("upload token refused: %w", err)
 	}
 	return c, 0, nil
-}
-
-// serverFor finds the upload server of the token's claim: its DataVolume
-// must be an upload whose server has noted its address on the claim.
-func (p *Proxy) serverFor(ctx context.Context, c cdiapi.Claims) (string, int, error) {
-	dv := &cdiv1.DataVolume{}
-	if err := p.Client.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, dv); err != nil {
-		return "", http.StatusNotFound, fmt.Errorf("no DataVolume %s/%s to upload into", c.Namespace, c.Name)
-	}
-	if dv.Spec.Source == nil || dv.Spec.Source.Upload == nil {
-		return "", http.StatusForbidden, fmt.Errorf("DataVolume %s/%s does not take uploads", c.Namespace, c.Name)
-	}
-	if dv.Status.Phase == cdiv1.Succeeded {
-		return "", http.StatusConflict, fmt.Errorf("DataVolume %s/%s has already been uploaded", c.Namespace, c.Name)
-	}
-	pvc := &corev1.PersistentVolumeClaim{}
-	err := p.Client.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: dv.Name}, pvc)
-	if addr := pvc.Annotations[cdi.AnnUploadServer]; err == nil && addr != "" {
-		return addr, 0, nil
-	}
-	return "", http.StatusServiceUnavailable, fmt.Errorf("the upload server of %s/%s is not ready yet", c.Namespace, c.Name)
 }
 
 // uploadTransport opens a connection per upload. Upload servers come and

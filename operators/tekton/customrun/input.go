@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/virtflow/virtflow/contracts/ssp"
 )
 
-// workflowFor is the workflow type a CustomRun runs and its input. An
-// error is the CustomRun's own mistake: the run fails with it.
-func workflowFor(namespace string, r run) (string, any, error) {
+// workflowFor is the workflow type a CustomRun runs and its input, which
+// names the CustomRun (the activity reads its service account from it).
+// An error is the CustomRun's own mistake: the run fails with it.
+func workflowFor(u *unstructured.Unstructured, r run) (string, any, error) {
 	if r.Spec.CustomRef == nil || r.Spec.CustomRef.Name == "" {
 		return "", nil, errors.New("a durable task is referenced by name (taskRef.name); embedded specs are not supported")
 	}
@@ -17,15 +20,17 @@ func workflowFor(namespace string, r run) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	name := r.Spec.CustomRef.Name
+	name, namespace, uid := r.Spec.CustomRef.Name, u.GetNamespace(), string(u.GetUID())
 	if r.Spec.CustomRef.Kind == ssp.KindDurableTask {
-		req := ssp.TaskRequest{Task: name, Namespace: namespace, ServiceAccount: r.serviceAccount(), Params: params}
+		req := ssp.TaskRequest{Task: name, Namespace: namespace, ServiceAccount: r.serviceAccount(), Params: params,
+			CustomRun: u.GetName(), CustomRunUID: uid}
 		return ssp.RunTektonTaskWorkflowName, req, nil
 	}
 	if name != ssp.TemplatePipelineName {
 		return "", nil, fmt.Errorf("no durable pipeline %q: the durable pipelines are %s", name, ssp.TemplatePipelineName)
 	}
 	in, err := serverDeployer(namespace, r.serviceAccount(), params)
+	in.CustomRun, in.CustomRunUID = u.GetName(), uid
 	return ssp.RunTemplatePipelineWorkflowName, in, err
 }
 

@@ -116,7 +116,7 @@ func TestStartsTheTasksWorkflowOnceAsTheServiceAccount(t *testing.T) {
 	require.Equal(t, ssp.TaskRequest{Task: "create-vm-from-template", Namespace: ns, ServiceAccount: "default", Params: ssp.Params{
 		Strings: map[string]string{"templateName": "fedora-server-small"},
 		Arrays:  map[string][]string{"templateParams": {"NAME:vm1", "DESCRIPTION:x"}},
-	}}, s.input)
+	}, CustomRun: "deploy-create-vm", CustomRunUID: "run-uid"}, s.input, "the request names its CustomRun")
 
 	u, cr := h.get()
 	require.Contains(t, u.GetFinalizers(), Finalizer)
@@ -283,6 +283,7 @@ func TestServerDeployerRunsAsTheTemplatePipeline(t *testing.T) {
 	require.Equal(t, ssp.RunTemplatePipelineWorkflowName, h.tc.started[0].typ)
 	in := h.tc.started[0].input.(ssp.TemplatePipelineInput)
 	require.Equal(t, ns, in.Namespace)
+	require.Equal(t, []string{"deploy-create-vm", "run-uid"}, []string{in.CustomRun, in.CustomRunUID}, "the run names its CustomRun")
 	require.Equal(t, map[string]string{"templateName": "virtflow-test-guest-server-small", "templateNamespace": "openshift", "runStrategy": "Always"}, in.CreateVM.Strings)
 	require.Equal(t, []string{"NAME:vm1"}, in.CreateVM.Arrays["templateParams"])
 	require.Equal(t, []string{"uname", "-a"}, in.ExecuteInVM.Arrays["command"])

@@ -20,7 +20,7 @@ func startOf(_ context.Context, u *unstructured.Unstructured, a *attempt) (*work
 	if a.stop != "" {
 		return nil, nil
 	}
-	typ, in, err := workflowFor(u.GetNamespace(), a.run)
+	typ, in, err := workflowFor(u, a.run)
 	if err != nil {
 		a.invalid = err
 		return nil, nil

@@ -1,4 +1,4 @@
-package cdiapi
+package uploadtoken
 
 import (
 	"crypto/ed25519"
@@ -12,7 +12,7 @@ func TestTokensAreScopedSignedAndShortLived(t *testing.T) {
 	pub, priv, err := ed25519.GenerateKey(nil)
 	require.NoError(t, err)
 	now := time.Unix(1_800_000_000, 0)
-	tok, err := Signer{Key: priv}.Issue("ns1", "disk", now, TokenTTL)
+	tok, err := Issue(priv, "ns1", "disk", now, TTL)
 	require.NoError(t, err)
 
 	c, err := Verify(pub, tok, now.Add(time.Minute))
@@ -21,15 +21,15 @@ func TestTokensAreScopedSignedAndShortLived(t *testing.T) {
 		IssuedAt: now.Unix(), Expiry: now.Add(5 * time.Minute).Unix()}, c)
 
 	_, err = Verify(pub, tok, now.Add(5*time.Minute))
-	require.ErrorIs(t, err, ErrTokenExpired)
+	require.ErrorIs(t, err, ErrExpired)
 
 	otherPub, _, _ := ed25519.GenerateKey(nil)
 	_, err = Verify(otherPub, tok, now)
-	require.ErrorIs(t, err, ErrTokenInvalid, "another key's token")
+	require.ErrorIs(t, err, ErrInvalid, "another key's token")
 	tampered := []byte(tok)
 	tampered[3] ^= 1
 	_, err = Verify(pub, string(tampered), now)
-	require.ErrorIs(t, err, ErrTokenInvalid, "a changed payload")
+	require.ErrorIs(t, err, ErrInvalid, "a changed payload")
 	_, err = Verify(pub, "garbage", now)
-	require.ErrorIs(t, err, ErrTokenInvalid)
+	require.ErrorIs(t, err, ErrInvalid)
 }

@@ -1,0 +1,41 @@
+package uploadtoken
+
+import (
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// PublicKeyFile is the verification key's file in the signing key Secret
+// (cdi-api-signing-key) and in the directories it is mounted into.
+const PublicKeyFile = "id_ed25519.pub"
+
+// LoadPublicKey reads PublicKeyFile in dir.
+func LoadPublicKey(dir string) (ed25519.PublicKey, error) {
+	p, err := os.ReadFile(filepath.Join(dir, PublicKeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("reading the token verification key: %w", err)
+	}
+	return ParsePublicKey(p)
+}
+
+// ParsePublicKey reads a PEM PKIX Ed25519 public key.
+func ParsePublicKey(p []byte) (ed25519.PublicKey, error) {
+	b, _ := pem.Decode(p)
+	if b == nil {
+		return nil, errors.New("no PEM public key")
+	}
+	k, err := x509.ParsePKIXPublicKey(b.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the token verification key: %w", err)
+	}
+	key, ok := k.(ed25519.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("the token verification key is a %T, not Ed25519", k)
+	}
+	return key, nil
+}
