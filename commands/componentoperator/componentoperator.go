@@ -129,7 +129,7 @@ func (s settings) operator(name, image string) (workloads.Kind, workloads.Render
 	ns, v := manager.Namespace(), operands.Version
 	switch name {
 	case "virt-operator":
-		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, ClusterRole: "virtflow", DomainType: s.domainType}
+		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, HostRoot: s.hostRoot, ClusterRole: "virtflow", DomainType: s.domainType}
 		return kubevirt.Kind(v), in.Render, nil
 	case "cdi-operator":
 		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, ClusterRole: "virtflow"}

@@ -10,6 +10,14 @@ import (
 	"path/filepath"
 )
 
+// SigningKeySecret is cdi-apiserver's token signing key pair, in the
+// install namespace: cdi-operator keeps it, cdi-uploadproxy and the nodes'
+// upload servers mount only its public key.
+const SigningKeySecret = "cdi-api-signing-key"
+
+// KeyDir is where the signing key, or only its public half, is mounted.
+const KeyDir = "/var/run/cdi/token/keys"
+
 // PublicKeyFile is the verification key's file in the signing key Secret
 // (cdi-api-signing-key) and in the directories it is mounted into.
 const PublicKeyFile = "id_ed25519.pub"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/virtflow/virtflow/kube/uploadtoken"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +37,7 @@ type Install struct {
 const (
 	APIServerCerts     = "cdi-apiserver-server-cert"
 	APIService         = "cdi-api"
-	SigningKeySecret   = "cdi-api-signing-key"
+	SigningKeySecret   = uploadtoken.SigningKeySecret
 	DataVolumeHook     = "cdi-api-datavolume-validate"
 	DataImportCronHook = "cdi-api-dataimportcron-validate"
 	PopulatorHook      = "cdi-api-populator-validate"
@@ -45,7 +47,7 @@ const (
 	CertDir = "/var/run/certs/server"
 	// KeyDir is where the token signing key (cdi-apiserver) or its public
 	// half (cdi-uploadproxy) is mounted.
-	KeyDir = "/var/run/cdi/token/keys"
+	KeyDir = uploadtoken.KeyDir
 )
 
 const componentLabel = "cdi.kubevirt.io"
@@ -169,6 +171,8 @@ func (in Install) servingContainer(name string) corev1.Container {
 func (in Install) uploadProxy(ctx context.Context, r client.Reader) ([]client.Object, error) {
 	ns, l := in.Namespace, labels(UploadProxy)
 	c := in.servingContainer(UploadProxy)
+	// It routes each upload by its workflow's memo, read from Temporal.
+	c.Command = append(c.Command, "--temporal-address="+in.TemporalAddress)
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "verification-key", MountPath: KeyDir, ReadOnly: true})
 	d := workloads.Deployment(ns, UploadProxy, UploadProxy, l, selector(UploadProxy), c,
 		workloads.ServingVolume(UploadProxyCerts), workloads.SecretVolume("verification-key", SigningKeySecret, cdiapi.PublicKeyFile))

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/virtflow/virtflow/kube/uploadtoken"
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,4 +62,15 @@ func (in Install) handlerObjects(ctx context.Context, c client.Reader, ns string
 // never the CA's key.
 func handlerTLSVolume(secret string) corev1.Volume {
 	return workloads.SecretVolume(secret, secret, webhookcert.CertFile, webhookcert.KeyFile, webhookcert.BundleFile)
+}
+
+const uploadKeyVolumeName = "upload-key"
+
+// uploadKeyVolume is the public half of CDI's upload token key: the node's
+// upload servers take only uploads carrying a token it verifies. Optional,
+// so the agents run before CDI exists; an upload waits for the key.
+func uploadKeyVolume() corev1.Volume {
+	v := workloads.SecretVolume(uploadKeyVolumeName, uploadtoken.SigningKeySecret, uploadtoken.PublicKeyFile)
+	v.Secret.Optional = ptr.To(true)
+	return v
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/virtflow/virtflow/kube/uploadtoken"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +28,9 @@ type Install struct {
 	KubeletRoot string
 	// NodeDir keeps virt-handler's per-node state, one directory per node.
 	NodeDir string
+	// HostRoot prefixes the hostpath storage pools' paths on every node:
+	// the node's disk work writes only volumes under it.
+	HostRoot string
 	// ClusterRole is bound to the components' service accounts.
 	ClusterRole string
 	// DomainType, when set, overrides virt-handler's KVM detection.
@@ -75,7 +80,7 @@ const HandlerScratchVolume = "scratch"
 func (in Install) handler(ns string) *appsv1.DaemonSet {
 	l := labels("virt-handler")
 	args := []string{"--kubelet-root=" + in.KubeletRoot, "--node-dir=" + in.NodeDir, "--temporal-address=" + in.TemporalAddress,
-		"--node-api-tls-dir=" + HandlerServerCertDir}
+		"--node-api-tls-dir=" + HandlerServerCertDir, "--host-root=" + in.HostRoot, "--upload-key-dir=" + uploadtoken.KeyDir}
 	c := workloads.Container(in.Image, "virt-handler", "virt-handler", args)
 	c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To(int64(0))}
 	if in.DomainType != "" {
@@ -94,9 +99,10 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 	// Imports keep their scratch files in /tmp; on a volume of the pod
 	// they survive a restart of the container and do not grow its layer.
 	vols = append(vols, corev1.Volume{Name: HandlerScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		handlerTLSVolume(HandlerServerCerts))
+		handlerTLSVolume(HandlerServerCerts), uploadKeyVolume())
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: HandlerScratchVolume, MountPath: "/tmp"},
-		corev1.VolumeMount{Name: HandlerServerCerts, MountPath: HandlerServerCertDir, ReadOnly: true})
+		corev1.VolumeMount{Name: HandlerServerCerts, MountPath: HandlerServerCertDir, ReadOnly: true},
+		corev1.VolumeMount{Name: uploadKeyVolumeName, MountPath: uploadtoken.KeyDir, ReadOnly: true})
 	return &appsv1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "virt-handler", Labels: l},

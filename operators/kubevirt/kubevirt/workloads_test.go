@@ -23,7 +23,7 @@ import (
 
 var install = Install{
 	Image: "virtflow.local/virtflow:abc", TemporalAddress: "10.244.0.1:7233",
-	KubeletRoot: "/data/node/kubelet", NodeDir: "/data/nodes", ClusterRole: "virtflow",
+	KubeletRoot: "/data/node/kubelet", NodeDir: "/data/nodes", HostRoot: "/data/host", ClusterRole: "virtflow",
 }
 
 func owner() client.Object {
@@ -41,7 +41,8 @@ func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *test
 	c := pod.Containers[0]
 	require.True(t, *c.SecurityContext.Privileged)
 	require.Equal(t, []string{"/usr/bin/virtflow", "virt-handler", "--kubelet-root=/data/node/kubelet",
-		"--node-dir=/data/nodes", "--temporal-address=10.244.0.1:7233", "--node-api-tls-dir=" + HandlerServerCertDir}, c.Command)
+		"--node-dir=/data/nodes", "--temporal-address=10.244.0.1:7233", "--node-api-tls-dir=" + HandlerServerCertDir,
+		"--host-root=/data/host", "--upload-key-dir=/var/run/cdi/token/keys"}, c.Command)
 	mounts := map[string]string{}
 	for _, m := range c.VolumeMounts {
 		mounts[m.Name] = m.MountPath
