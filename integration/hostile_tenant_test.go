@@ -40,8 +40,9 @@ import (
 // bound to the edit ClusterRole there, with a client holding its token and
 // nothing else (no client certificate).
 type tenant struct {
-	ns string
-	c  crclient.Client
+	ns  string
+	c   crclient.Client
+	cfg *rest.Config
 }
 
 func newTenant(t *testing.T, n *upRun) tenant {
@@ -56,7 +57,7 @@ func newTenant(t *testing.T, n *upRun) tenant {
 	cfg.BearerToken = createToken(t, n, ns, "editor")
 	c, err := newClient(cfg)
 	require.NoError(t, err)
-	return tenant{ns: ns, c: c}
+	return tenant{ns: ns, c: c, cfg: cfg}
 }
 
 // TestAHostileTenantIsRefusedEverywhere plays a namespace editor who wants
@@ -72,6 +73,7 @@ func TestAHostileTenantIsRefusedEverywhere(t *testing.T) {
 	t.Run("pushes to or deletes from the registry", registryRefusesTenants)
 	t.Run("presents a foreign client certificate to virt-api", func(t *testing.T) { virtAPIRefusesForeignCertificates(t, n) })
 	t.Run("calls a node agent", func(t *testing.T) { nodeAgentRefusesStrangers(t, n) })
+	t.Run("runs a durable task as another ServiceAccount", func(t *testing.T) { forgedDurableTask(t, n) })
 }
 
 // privilegedPodsAreRefused: Pod Security's baseline level holds in a
