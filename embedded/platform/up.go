@@ -93,10 +93,13 @@ func (p *Platform) start(ctx context.Context) error {
 		return err
 	}
 	p.say("starting Temporal server and Web UI")
+	// The frontend's certificate names the bridge's address, where the
+	// pods reach it.
 	p.temporal, err = temporal.Start(temporal.Config{
 		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
 		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
 		LogFile: p.logFile("temporal.log"),
+		PKIDir:  filepath.Join(o.DataDir, "temporal", "pki"), Hosts: []string{NodeBridge.Address.Addr().String()},
 	})
 	if err != nil {
 		return err
@@ -113,19 +116,22 @@ func (p *Platform) start(ctx context.Context) error {
 	return p.startServices(ctx)
 }
 
-// startServices applies deploy/embedded (every operator, hco-webhook,
-// cli-download and the worker, as pods), then creates the default storage
-// and HyperConverged.
+// startServices hands the pods their Temporal certificates, applies
+// deploy/embedded (every operator, hco-webhook, cli-download and the
+// worker, as pods), then creates the default storage and HyperConverged.
 func (p *Platform) startServices(ctx context.Context) error {
+	c, err := newKubeClient(p.cp.RESTConfig())
+	if err != nil {
+		return err
+	}
+	if err := writeTemporalSecrets(ctx, c, p.temporal.PKI()); err != nil {
+		return err
+	}
 	if err := p.applyEmbeddedOverlay(ctx, p.agentConfig()); err != nil {
 		return err
 	}
 	if !p.opts.CreateHyperConverged {
 		return nil
-	}
-	c, err := newKubeClient(p.cp.RESTConfig())
-	if err != nil {
-		return err
 	}
 	// hostpath-provisioner-operator's pod validates the HostPathProvisioner.
 	if err := whenAdmitted(ctx, func() error { return EnsureHostpathStorage(ctx, c) }); err != nil {

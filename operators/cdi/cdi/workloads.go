@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/contracts/temporalauth"
 	"github.com/virtflow/virtflow/kube/webhookconfig"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
@@ -27,6 +28,9 @@ type Install struct {
 	// TemporalAddress is the Temporal frontend cdi-deployment starts
 	// imports, uploads and clones on.
 	TemporalAddress string
+	// TemporalTLS, when set, has cdi-deployment dial with its own
+	// certificate; nil dials in plaintext.
+	TemporalTLS *workloads.TemporalTLS
 	// ClusterRole is bound to the components' service accounts.
 	ClusterRole string
 }
@@ -72,7 +76,8 @@ func selector(name string) map[string]string { return map[string]string{componen
 func (in Install) controller() []client.Object {
 	c := workloads.Container(in.Image, "cdi-controller", "cdi-controller", []string{"--temporal-address=" + in.TemporalAddress})
 	c.SecurityContext = workloads.NonRoot()
-	d := workloads.Deployment(in.Namespace, "cdi-deployment", "cdi-sa", labels("cdi-deployment"), selector("cdi-deployment"), c)
+	vols := workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.CDIDeployment)
+	d := workloads.Deployment(in.Namespace, "cdi-deployment", "cdi-sa", labels("cdi-deployment"), selector("cdi-deployment"), c, vols...)
 	return append([]client.Object{d}, workloads.Identity(in.Namespace, "cdi-sa", in.ClusterRole, labels("cdi-sa"))...)
 }
 
