@@ -19,8 +19,9 @@ type Grant struct {
 	// Poll names the task queues whose tasks it may take; an entry
 	// ending in "*" names every queue with that prefix.
 	Poll []string
-	// WorkflowTasks lets it answer workflow and query tasks: it runs
-	// workflow code.
+	// WorkflowTasks lets it take (from its queues, sticky ones too) and
+	// answer workflow and query tasks: it runs workflow code. Without
+	// it, a worker polls activity tasks only.
 	WorkflowTasks bool
 	// ActivityTypePrefix, when set, limits the activity tasks it may
 	// answer and heartbeat to those of activity types with this prefix,
@@ -58,7 +59,7 @@ var policy = map[string]Grant{
 	// it answers. No activity starts a workflow.
 	ControlWorker: {Read: true, Poll: []string{ControlTaskQueue}, WorkflowTasks: true, Signal: []string{""}},
 	// Its disk activities report progress to their CDI workflow; it runs
-	// no workflow code.
+	// no workflow code (worker.NewNode starts no workflow poller).
 	NodeWorker: {
 		Read: true, Poll: []string{cdi.NodeTaskQueuePrefix + "*"}, ActivityTypePrefix: DiskActivityPrefix,
 		Signal: []string{"cdi-"},

@@ -92,9 +92,23 @@ func (p *Platform) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := p.startTemporal(ctx); err != nil {
+		return err
+	}
+	if err := p.startNode(ctx, tools); err != nil {
+		return err
+	}
+	return p.startServices(ctx)
+}
+
+// startTemporal starts the Temporal server and its Web UI, relays the
+// frontend onto the bridge and waits until it answers.
+func (p *Platform) startTemporal(ctx context.Context) error {
+	o := p.opts
 	p.say("starting Temporal server and Web UI")
 	// The frontend's certificate names the bridge's address, where the
 	// pods reach it.
+	var err error
 	p.temporal, err = temporal.Start(temporal.Config{
 		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
 		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
@@ -107,13 +121,7 @@ func (p *Platform) start(ctx context.Context) error {
 	if p.temporalBridge, err = hostnet.Forward(p.temporalForPods(), p.temporal.FrontendAddress()); err != nil {
 		return err
 	}
-	if err := p.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
-		return err
-	}
-	if err := p.startNode(ctx, tools); err != nil {
-		return err
-	}
-	return p.startServices(ctx)
+	return p.temporal.WaitReady(ctx, worker.DefaultNamespace)
 }
 
 // startServices hands the pods their Temporal certificates, applies

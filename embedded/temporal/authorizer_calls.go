@@ -18,9 +18,12 @@ import (
 func workerCall(g temporalauth.Grant, method string, req any) (ok, handled bool) {
 	worker := len(g.Poll) > 0
 	switch method {
-	case "PollWorkflowTaskQueue", "PollActivityTaskQueue":
-		q, _ := req.(interface{ GetTaskQueue() *taskqueuepb.TaskQueue })
-		return q != nil && g.Polls(queueName(q.GetTaskQueue())), true
+	case "PollWorkflowTaskQueue":
+		r, _ := req.(*workflowservice.PollWorkflowTaskQueueRequest)
+		return r != nil && g.WorkflowTasks && pollAllowed(g, r.GetTaskQueue()), true
+	case "PollActivityTaskQueue":
+		r, _ := req.(*workflowservice.PollActivityTaskQueueRequest)
+		return r != nil && pollAllowed(g, r.GetTaskQueue()), true
 	case "RespondWorkflowTaskCompleted", "RespondWorkflowTaskFailed", "RespondQueryTaskCompleted", "ResetStickyTaskQueue":
 		return worker && g.WorkflowTasks, true
 	case "RecordActivityTaskHeartbeat", "RespondActivityTaskCompleted", "RespondActivityTaskFailed", "RespondActivityTaskCanceled":
@@ -38,13 +41,15 @@ func workerCall(g temporalauth.Grant, method string, req any) (ok, handled bool)
 	return false, false
 }
 
-// queueName is the queue a poll is for: a sticky queue belongs to the
-// normal queue its worker polls.
-func queueName(q *taskqueuepb.TaskQueue) string {
+// pollAllowed reports whether g may take tasks from q. A sticky queue
+// counts as the normal queue its worker polls; its own name is in the
+// histories every reader sees, so only a worker that runs workflow code
+// may poll one, or it could take the control worker's workflow tasks.
+func pollAllowed(g temporalauth.Grant, q *taskqueuepb.TaskQueue) bool {
 	if q.GetKind() == enumspb.TASK_QUEUE_KIND_STICKY {
-		return q.GetNormalName()
+		return g.WorkflowTasks && g.Polls(q.GetNormalName())
 	}
-	return q.GetName()
+	return g.Polls(q.GetName())
 }
 
 // activityTokenAllowed reports whether the activity task the request's

@@ -42,6 +42,11 @@ func poll(queue string) call {
 	return named("poll "+queue, wfCall("PollActivityTaskQueue", &workflowservice.PollActivityTaskQueueRequest{Namespace: ns, TaskQueue: &taskqueuepb.TaskQueue{Name: queue}}))
 }
 
+func pollWorkflows(queue string) call {
+	q := &taskqueuepb.TaskQueue{Name: queue}
+	return named("poll workflow tasks of "+queue, wfCall("PollWorkflowTaskQueue", &workflowservice.PollWorkflowTaskQueueRequest{Namespace: ns, TaskQueue: q}))
+}
+
 func pollSticky(normal string) call {
 	q := &taskqueuepb.TaskQueue{Name: "host:1234", Kind: enumspb.TASK_QUEUE_KIND_STICKY, NormalName: normal}
 	return named("poll sticky of "+normal, wfCall("PollWorkflowTaskQueue", &workflowservice.PollWorkflowTaskQueueRequest{Namespace: ns, TaskQueue: q}))

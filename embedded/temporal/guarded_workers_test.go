@@ -50,12 +50,17 @@ func TestWorkersAndSchedulesWorkUnderTheirIdentities(t *testing.T) {
 	defer node.Close()
 	defer deployment.Close()
 
-	cw := worker.New(control, temporalauth.ControlTaskQueue, worker.Options{})
+	// As worker.NewControl and NewNode name their build.
+	opts := worker.Options{DeploymentOptions: worker.DeploymentOptions{Version: worker.WorkerDeploymentVersion{DeploymentName: "virtflow", BuildID: "test"}}}
+	cw := worker.New(control, temporalauth.ControlTaskQueue, opts)
 	cw.RegisterWorkflowWithOptions(diskWorkflow, workflow.RegisterOptions{Name: "cdi.TestDisk"})
 	cw.RegisterWorkflowWithOptions(pollWorkflow, workflow.RegisterOptions{Name: cdi.PollCronWorkflowName})
-	nw := worker.New(node, testNode, worker.Options{})
+	nodeOpts := opts
+	nodeOpts.DisableWorkflowWorker = true // as worker.NewNode
+	nw := worker.New(node, testNode, nodeOpts)
 	nw.RegisterActivityWithOptions(func(ctx context.Context) error {
 		info := activity.GetInfo(ctx)
+		activity.RecordHeartbeat(ctx, "resume point")
 		return node.SignalWorkflow(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, progressSignal, 42)
 	}, activity.RegisterOptions{Name: "storage.TestDisk"})
 	require.NoError(t, cw.Start())
