@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,9 +25,9 @@ func greet(ctx workflow.Context, name string) (string, error) {
 	return "hello " + name, nil
 }
 
-func start(t *testing.T, db, pkiDir string) *Server {
+func start(t *testing.T, db, pkiDir, logFile string) *Server {
 	t.Helper()
-	s, err := Start(Config{DatabaseFile: db, UIPort: 0, Namespaces: []string{testNamespace}, LogFile: filepath.Join(t.TempDir(), "t.log"), PKIDir: pkiDir})
+	s, err := Start(Config{DatabaseFile: db, UIPort: 0, Namespaces: []string{testNamespace}, LogFile: logFile, PKIDir: pkiDir})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -64,8 +65,8 @@ func dialAs(t *testing.T, s *Server, identity string) client.Client {
 // the Web UI lists it, restarts the server on the same SQLite file and
 // checks the workflow is still there.
 func TestServerPersistsWorkflowsAndServesThemInTheWebUI(t *testing.T) {
-	db, pkiDir := filepath.Join(t.TempDir(), "temporal.db"), t.TempDir()
-	s := start(t, db, pkiDir)
+	db, pkiDir, logFile := filepath.Join(t.TempDir(), "temporal.db"), t.TempDir(), filepath.Join(t.TempDir(), "t.log")
+	s := start(t, db, pkiDir, logFile)
 	c := dialAs(t, s, temporalauth.Admin)
 	w := worker.New(c, "q", worker.Options{})
 	w.RegisterWorkflowWithOptions(greet, workflow.RegisterOptions{Name: "test.Greet"})
@@ -83,9 +84,12 @@ func TestServerPersistsWorkflowsAndServesThemInTheWebUI(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return strings.Contains(uiGet(t, s.UIAddress()+"/api/v1/namespaces/"+testNamespace+"/workflows"), "greet-1")
 	}, 10*time.Second, 100*time.Millisecond, "the Web UI does not list the workflow")
+	serverLog, err := os.ReadFile(logFile)
+	require.NoError(t, err)
+	require.NotContains(t, string(serverLog), "refused a Temporal call", "the Web UI reads with its own certificate")
 	require.NoError(t, s.Stop())
 
-	s2 := start(t, db, pkiDir)
+	s2 := start(t, db, pkiDir, filepath.Join(t.TempDir(), "t.log"))
 	defer s2.Stop()
 	c2 := dialAs(t, s2, temporalauth.Admin)
 	defer c2.Close()
