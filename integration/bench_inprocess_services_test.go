@@ -30,6 +30,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/virtflow/virtflow/commands/temporalclient"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/wire/launcherpod"
@@ -43,6 +44,8 @@ const Version = version.Base
 type ServicesConfig struct {
 	KubeconfigPath  string
 	TemporalAddress string
+	// TemporalTLS is the client certificate the services dial with.
+	TemporalTLS temporalclient.TLS
 	// CertDir holds the webhook CA and serving certificate.
 	CertDir string
 	// SkipHCO leaves out hco-operator and hco-webhook.
@@ -108,10 +111,12 @@ func StartServices(ctx context.Context, cfg ServicesConfig) (*Services, error) {
 		logOut = os.Stderr
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logOut)))
-	tc, err := client.Dial(client.Options{
-		HostPort: cfg.TemporalAddress, Namespace: worker.DefaultNamespace,
-		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))),
-	})
+	opts, err := cfg.TemporalTLS.Options(cfg.TemporalAddress, worker.DefaultNamespace)
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	tc, err := client.Dial(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to temporal at %s: %w", cfg.TemporalAddress, err)
 	}
@@ -259,7 +264,7 @@ func (s *Services) stop() error {
 func services(t *testing.T, cfg ServicesConfig) *Services {
 	t.Helper()
 	cfg.KubeconfigPath = env.cp.ComponentKubeconfigPath()
-	cfg.TemporalAddress = env.temporal.FrontendAddress()
+	cfg.TemporalAddress, cfg.TemporalTLS = env.temporal.FrontendAddress(), env.temporal.AdminTLS()
 	if cfg.CertDir == "" {
 		cfg.CertDir = filepath.Join(t.TempDir(), "certs")
 	}

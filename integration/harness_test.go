@@ -89,7 +89,8 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 	if s.cp, err = controlplane.Start(ctx, controlplane.Config{DataDir: filepath.Join(dir, "kubernetes"), BinDir: binDir}); err != nil {
 		return s, err
 	}
-	if s.temporal, err = temporal.Start(temporal.Config{UIPort: -1, Namespaces: []string{worker.DefaultNamespace}, LogFile: filepath.Join(dir, "temporal.log")}); err != nil {
+	if s.temporal, err = temporal.Start(temporal.Config{UIPort: -1, Namespaces: []string{worker.DefaultNamespace}, LogFile: filepath.Join(dir, "temporal.log"),
+		PKIDir: filepath.Join(dir, "temporal-pki")}); err != nil {
 		return s, err
 	}
 	if err := s.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
@@ -101,7 +102,11 @@ func startStack(ctx context.Context, dir string) (*stack, error) {
 	if s.admin, err = newClient(s.cp.RESTConfig()); err != nil {
 		return s, err
 	}
-	if s.tc, err = client.Dial(client.Options{HostPort: s.temporal.FrontendAddress(), Namespace: worker.DefaultNamespace}); err != nil {
+	opts, err := s.temporal.AdminTLS().Options(s.temporal.FrontendAddress(), worker.DefaultNamespace)
+	if err != nil {
+		return s, err
+	}
+	if s.tc, err = client.Dial(opts); err != nil {
 		return s, err
 	}
 	s.virtflowBin = filepath.Join(dir, "virtflow")

@@ -142,7 +142,11 @@ func (u *upRun) start() error {
 	if u.c, err = newClient(u.cfg); err != nil {
 		return err
 	}
-	if u.tc, err = client.Dial(client.Options{HostPort: ep.TemporalAddress, Namespace: worker.DefaultNamespace}); err != nil {
+	opts, err := ep.TemporalTLS().Options(ep.TemporalAddress, worker.DefaultNamespace)
+	if err != nil {
+		return err
+	}
+	if u.tc, err = client.Dial(opts); err != nil {
 		return err
 	}
 	return u.waitInstalled(2 * time.Minute)

@@ -45,8 +45,9 @@ var folders = map[string]place{
 	// node code, and the worker, to a manager.
 	"commands": {imports: []string{"api", "contracts", "kube", "operands", "wire", "version", "operators", "node", "worker", "tasks", "console"}},
 	// embedded starts the embedded mode; it deploys the same manifests as
-	// cluster mode and runs no operator itself.
-	"embedded": {imports: []string{"api", "kube", "operands", "wire", "version", "deploy", "node", "worker", "commands", "console"}},
+	// cluster mode and runs no operator itself. Its Temporal enforces the
+	// access policy of contracts/temporalauth.
+	"embedded": {imports: []string{"api", "contracts", "kube", "operands", "wire", "version", "deploy", "node", "worker", "commands", "console"}},
 	// deploy holds the manifests and generates the CRDs from api/.
 	"deploy":      {imports: []string{"api"}},
 	"cmd":         {any: true},

@@ -108,9 +108,12 @@ func NewNode(c client.Client, node, nodeIP string, diskOwner int, kube crclient.
 	// Heartbeats carry an import's resume point, and its cancellation
 	// comes back on them: send them every second or two, not at the SDK's
 	// default of up to 80% of the heartbeat timeout.
+	// It runs no workflow code, and Temporal refuses it workflow tasks:
+	// no workflow poller.
 	w := sdkworker.New(c, cdi.NodeTaskQueue(node), sdkworker.Options{
 		DeploymentOptions:            deployment(),
 		MaxHeartbeatThrottleInterval: 2 * time.Second, DefaultHeartbeatThrottleInterval: 2 * time.Second,
+		DisableWorkflowWorker: true,
 	})
 	// The disk activities report each attempt's progress to their own
 	// workflow through the worker's client.

@@ -30,7 +30,6 @@ import (
 	"github.com/virtflow/virtflow/operators/ssp/ssp"
 	"github.com/virtflow/virtflow/operators/tekton/customrun"
 	"github.com/virtflow/virtflow/tasks"
-	"github.com/virtflow/virtflow/worker"
 )
 
 // Names are the operators this command runs, by Deployment name.
@@ -42,7 +41,14 @@ const PodNameEnv = "POD_NAME"
 
 // settings are where the components run and what they reach.
 type settings struct {
-	temporal, kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
+	kubeletRoot, nodeDir, hostRoot, provisionerImage, domainType string
+	// temporal is the frontend virt-operator's and cdi-operator's
+	// components dial; temporalTLS has them dial with mTLS, checking the
+	// frontend's certificate for temporalServerName when set.
+	temporal, temporalServerName string
+	temporalTLS                  bool
+	// own is ssp-operator's own Temporal client, for the durable tasks.
+	own *manager.Temporal
 	// webhookCertDir, when set, has hostpath-provisioner-operator serve its
 	// validating webhook with the certificate there.
 	webhookCertDir string
@@ -54,7 +60,7 @@ type settings struct {
 // Main runs the operator name until ctx ends.
 func Main(ctx context.Context, name string, args []string) error {
 	var s settings
-	cmd := manager.Command{Name: name, LeaderElectionID: name, Flags: s.flags}
+	cmd := manager.Command{Name: name, LeaderElectionID: name, Flags: func(fs *flag.FlagSet) { s.flags(fs, name) }}
 	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ temporal.Client) error {
 		image, err := ownImage(ctx, mgr.GetAPIReader())
 		if err != nil {
@@ -74,7 +80,7 @@ func Main(ctx context.Context, name string, args []string) error {
 			return fmt.Errorf("setting up %s: %w", name, err)
 		}
 		if name == "ssp-operator" {
-			if err := setupDurableTasks(mgr, s.temporal); err != nil {
+			if err := setupDurableTasks(mgr, s.own); err != nil {
 				return err
 			}
 		}
@@ -86,13 +92,16 @@ func Main(ctx context.Context, name string, args []string) error {
 }
 
 // setupDurableTasks runs the durable Tekton tasks' CustomRun controller in
-// ssp-operator. Its Temporal client connects lazily (the command's
-// --temporal-address is the one the components get): templates need no
+// ssp-operator. Its Temporal client connects lazily: templates need no
 // Temporal, and the controller only once Tekton Pipelines is installed.
-func setupDurableTasks(mgr ctrl.Manager, address string) error {
-	tc, err := temporal.NewLazyClient(temporal.Options{HostPort: address, Namespace: worker.DefaultNamespace})
+func setupDurableTasks(mgr ctrl.Manager, t *manager.Temporal) error {
+	opts, err := t.Options()
 	if err != nil {
-		return fmt.Errorf("creating the durable tasks' Temporal client for %s: %w", address, err)
+		return err
+	}
+	tc, err := temporal.NewLazyClient(opts)
+	if err != nil {
+		return fmt.Errorf("creating the durable tasks' Temporal client for %s: %w", t.Address, err)
 	}
 	r := &customrun.Reconciler{Client: mgr.GetClient(), Temporal: tc, Recorder: mgr.GetEventRecorderFor("durable-tasks")}
 	if err := r.SetupWithManager(mgr); err != nil {
@@ -112,8 +121,19 @@ func serveHostPathWebhook(mgr ctrl.Manager, certDir string) error {
 	return manager.ServeTLS(mgr, "hostpath-provisioner-operator webhook", certDir, build)
 }
 
-func (s *settings) flags(fs *flag.FlagSet) {
-	fs.StringVar(&s.temporal, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port the components' workers use")
+// flags registers the operator's flags: the Temporal ones only for the
+// operators that reach Temporal, themselves (ssp-operator) or through
+// their components (virt-operator's virt-handler, cdi-operator's
+// cdi-deployment).
+func (s *settings) flags(fs *flag.FlagSet, name string) {
+	switch name {
+	case "virt-operator", "cdi-operator":
+		fs.StringVar(&s.temporal, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port the components dial")
+		fs.BoolVar(&s.temporalTLS, "temporal-tls", false, "the components dial Temporal with mTLS, each with its own identity's Secret (virtflow-temporal-<identity>) mounted")
+		fs.StringVar(&s.temporalServerName, "temporal-tls-server-name", "", "with --temporal-tls: the name the Temporal frontend's certificate must carry; the address's host when empty")
+	case "ssp-operator":
+		s.own = manager.TemporalFlags(fs)
+	}
 	fs.StringVar(&s.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on every node")
 	fs.StringVar(&s.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "virt-handler's per-node state, a directory per node")
 	fs.StringVar(&s.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths on every node")
@@ -129,10 +149,10 @@ func (s settings) operator(name, image string) (workloads.Kind, workloads.Render
 	ns, v := manager.Namespace(), operands.Version
 	switch name {
 	case "virt-operator":
-		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, HostRoot: s.hostRoot, ClusterRole: "virtflow", DomainType: s.domainType}
+		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, TemporalTLS: s.componentsTLS(), KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, HostRoot: s.hostRoot, ClusterRole: "virtflow", DomainType: s.domainType}
 		return kubevirt.Kind(v), in.Render, nil
 	case "cdi-operator":
-		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, ClusterRole: "virtflow"}
+		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, TemporalTLS: s.componentsTLS(), ClusterRole: "virtflow"}
 		return cdi.Kind(v), in.Render, nil
 	case "hostpath-provisioner-operator":
 		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot, ClusterRole: "virtflow"}
@@ -144,6 +164,15 @@ func (s settings) operator(name, image string) (workloads.Kind, workloads.Render
 		return ssp.Kind(v), in.Render, nil
 	}
 	return workloads.Kind{}, nil, fmt.Errorf("no operator named %s", name)
+}
+
+// componentsTLS is how the components prove themselves to Temporal; nil
+// for a plaintext Temporal.
+func (s settings) componentsTLS() *workloads.TemporalTLS {
+	if !s.temporalTLS {
+		return nil
+	}
+	return &workloads.TemporalTLS{ServerName: s.temporalServerName}
 }
 
 // tektonManifests renders the Tekton tasks ssp-operator installs, naming

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/virtflow/virtflow/commands/temporalclient"
 	"github.com/virtflow/virtflow/console/server"
 	"github.com/virtflow/virtflow/console/server/upload"
 	"github.com/virtflow/virtflow/kube/workloads"
@@ -34,6 +35,7 @@ type options struct {
 	kubeconfig, apiserverCA     string
 	temporalAddress, temporalNS string
 	temporalUI                  string
+	temporalTLS                 temporalclient.TLS
 	sessionTTL                  time.Duration
 	uploadProxyURL, uploadCA    string
 	uploadInsecure              bool
@@ -50,6 +52,7 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.apiserverCA, "apiserver-ca", inClusterCA, "CA bundle of the in-cluster kube-apiserver (the kube-root-ca.crt ConfigMap's ca.crt)")
 	fs.StringVar(&o.temporalAddress, "temporal-address", "127.0.0.1:7233", "Temporal frontend host:port; empty turns the operations view off")
 	fs.StringVar(&o.temporalNS, "temporal-namespace", worker.DefaultNamespace, "Temporal namespace of virtflow's workflows")
+	o.temporalTLS.AddFlags(fs)
 	fs.StringVar(&o.temporalUI, "temporal-ui", "", "Temporal Web UI base URL, for links to each operation (e.g. http://127.0.0.1:8233)")
 	fs.DurationVar(&o.sessionTTL, "session-ttl", server.DefaultSessionTTL, "how long a login lasts")
 	fs.StringVar(&o.uploadProxyURL, "upload-proxy-url", upload.DefaultProxyURL, "cdi-uploadproxy's URL, where browser uploads go")
@@ -93,10 +96,12 @@ func Main(ctx context.Context, args []string, assets fs.FS) error {
 // lazyTemporal connects on first use: the console serves VMs and disks
 // while Temporal is still starting, and only its operations view waits.
 func lazyTemporal(o options) (client.Client, error) {
-	tc, err := client.NewLazyClient(client.Options{
-		HostPort: o.temporalAddress, Namespace: o.temporalNS,
-		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))),
-	})
+	opts, err := o.temporalTLS.Options(o.temporalAddress, o.temporalNS)
+	if err != nil {
+		return nil, fmt.Errorf("configuring the temporal client for %s: %w", o.temporalAddress, err)
+	}
+	opts.Logger = sdklog.NewStructuredLogger(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	tc, err := client.NewLazyClient(opts)
 	if err != nil {
 		return nil, fmt.Errorf("configuring the temporal client for %s: %w", o.temporalAddress, err)
 	}

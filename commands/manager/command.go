@@ -15,8 +15,8 @@ type Command struct {
 	Name string
 	// LeaderElectionID, when set, elects one active replica.
 	LeaderElectionID string
-	// Temporal adds --temporal-address and --temporal-namespace and
-	// connects before setup.
+	// Temporal adds --temporal-address, --temporal-namespace and the
+	// --temporal-tls-* flags and connects before setup.
 	Temporal bool
 	// Flags registers the component's own flags.
 	Flags func(fs *flag.FlagSet)

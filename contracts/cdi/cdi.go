@@ -41,9 +41,13 @@ func CronScheduleID(uid string) string { return "cdi-cron-" + uid }
 // appends each action's time to it.
 func CronWorkflowID(uid string) string { return "cdi-cronpoll-" + uid }
 
+// NodeTaskQueuePrefix begins every node's task queue; Temporal's
+// authorizer lets node workers poll these queues only.
+const NodeTaskQueuePrefix = "virtflow-node-"
+
 // NodeTaskQueue is the task queue of a node's worker, where node-local
 // disk activities run.
-func NodeTaskQueue(node string) string { return "virtflow-node-" + node }
+func NodeTaskQueue(node string) string { return NodeTaskQueuePrefix + node }
 
 // ProgressMemoKey is the memo field the reconcilers read a workflow's step
 // from.

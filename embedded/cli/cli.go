@@ -36,7 +36,7 @@ commands:
   up       run the embedded platform (Kubernetes, Temporal, operators) until Ctrl-C
   down     stop a running "virtflow up"; --purge also removes the node's pods (and VMs) and network from the host
   status   report whether the platform is up and each component's condition
-  worker   run the Temporal worker for the control task queue on its own
+  worker   run the Temporal worker for the control task queue on its own (--node NAME: a node's)
   template process [TEMPLATE] [-n NS] [-p NAME=VALUE]...
            process a template (oc process semantics) and print the objects as a List
   prepare  build (first run) the pinned Kubernetes binaries, containerd, CoreDNS and the registry into the cache
@@ -74,6 +74,12 @@ commands:
            register the hostpath CSI driver with the kubelet's plugin watcher
   csi-livenessprobe --csi-address SOCKET
            serve /healthz from the CSI driver's Probe
+
+Every command that dials Temporal also takes --temporal-tls-cert FILE,
+--temporal-tls-key FILE, --temporal-tls-ca FILE and --temporal-tls-server-name
+NAME: the embedded Temporal takes only mTLS, each certificate's common name
+its identity (worker, without them, uses the admin's certificate that
+virtflow up wrote in the data directory).
 `
 
 // Main runs one virtflow command.

@@ -12,19 +12,32 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+	"github.com/virtflow/virtflow/commands/temporalclient"
 )
 
-// Endpoints is written to <data-dir>/endpoints.json for `virtflow status`.
+// Endpoints is written to <data-dir>/endpoints.json for `virtflow status`,
+// the CLI and the integration tests.
 type Endpoints struct {
 	Kubeconfig      string `json:"kubeconfig"`
 	TemporalAddress string `json:"temporalAddress"`
 	TemporalUI      string `json:"temporalUI"`
+	// TemporalCA, TemporalCert and TemporalKey are the files of the
+	// Temporal CA and the admin's client certificate and key: the
+	// frontend takes only mTLS.
+	TemporalCA   string `json:"temporalCA"`
+	TemporalCert string `json:"temporalCert"`
+	TemporalKey  string `json:"temporalKey"`
 	// Console is the web console's URL, empty when it could not be
 	// relayed.
 	Console string `json:"console,omitempty"`
 	// ConsoleCA is the CA file that issued the console's certificate.
 	ConsoleCA string `json:"consoleCA,omitempty"`
 	PID       int    `json:"pid"`
+}
+
+// TemporalTLS is how the admin dials the Temporal frontend.
+func (ep Endpoints) TemporalTLS() temporalclient.TLS {
+	return temporalclient.TLS{Cert: ep.TemporalCert, Key: ep.TemporalKey, CA: ep.TemporalCA}
 }
 
 // Run is `virtflow up`: start, report, wait for Ctrl-C, stop.
@@ -40,7 +53,11 @@ func Run(ctx context.Context, opts Options) error {
 			p.say("stop: " + err.Error())
 		}
 	}()
-	ep := Endpoints{Kubeconfig: p.KubeconfigPath(), TemporalAddress: p.TemporalAddress(), TemporalUI: p.TemporalUI(), PID: os.Getpid()}
+	admin := p.temporal.AdminTLS()
+	ep := Endpoints{
+		Kubeconfig: p.KubeconfigPath(), TemporalAddress: p.TemporalAddress(), TemporalUI: p.TemporalUI(), PID: os.Getpid(),
+		TemporalCA: admin.CA, TemporalCert: admin.Cert, TemporalKey: admin.Key,
+	}
 	console, consoleErr := p.startConsoleRelay(ctx)
 	ep.Console, ep.ConsoleCA = console, p.consoleCA
 	if err := writeEndpoints(opts.DataDir, ep); err != nil {

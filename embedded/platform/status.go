@@ -48,7 +48,11 @@ func Status(ctx context.Context, dataDir string, out io.Writer) error {
 		return fmt.Errorf("kubernetes API at %s is not reachable: %w", cfg.Host, err)
 	}
 	fmt.Fprintf(out, "Kubernetes API   %s  up\n", cfg.Host)
-	tc, err := client.Dial(client.Options{HostPort: ep.TemporalAddress, Namespace: worker.DefaultNamespace})
+	opts, err := ep.TemporalTLS().Options(ep.TemporalAddress, worker.DefaultNamespace)
+	if err != nil {
+		return err
+	}
+	tc, err := client.Dial(opts)
 	if err == nil {
 		_, err = tc.CheckHealth(ctx, &client.CheckHealthRequest{})
 		tc.Close()

@@ -94,19 +94,7 @@ func (p *Platform) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.say("starting Temporal server and Web UI")
-	p.temporal, err = temporal.Start(temporal.Config{
-		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
-		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
-		LogFile: p.logFile("temporal.log"),
-	})
-	if err != nil {
-		return err
-	}
-	if p.temporalBridge, err = hostnet.Forward(p.temporalForPods(), p.temporal.FrontendAddress()); err != nil {
-		return err
-	}
-	if err := p.temporal.WaitReady(ctx, worker.DefaultNamespace); err != nil {
+	if err := p.startTemporal(ctx); err != nil {
 		return err
 	}
 	if err := p.startNode(ctx, tools); err != nil {
@@ -115,15 +103,41 @@ func (p *Platform) start(ctx context.Context) error {
 	return p.startServices(ctx)
 }
 
-// startServices applies deploy/embedded (every operator, hco-webhook,
-// cli-download and the worker, as pods), then creates the default storage
-// and HyperConverged.
-func (p *Platform) startServices(ctx context.Context) error {
-	if err := p.applyEmbeddedOverlay(ctx, p.agentConfig()); err != nil {
+// startTemporal starts the Temporal server and its Web UI, relays the
+// frontend onto the bridge and waits until it answers.
+func (p *Platform) startTemporal(ctx context.Context) error {
+	o := p.opts
+	p.say("starting Temporal server and Web UI")
+	// The frontend's certificate names the bridge's address, where the
+	// pods reach it.
+	var err error
+	p.temporal, err = temporal.Start(temporal.Config{
+		DatabaseFile: filepath.Join(o.DataDir, "temporal", "temporal.db"),
+		FrontendPort: o.TemporalPort, UIPort: o.UIPort, Namespaces: []string{worker.DefaultNamespace},
+		LogFile: p.logFile("temporal.log"),
+		PKIDir:  filepath.Join(o.DataDir, "temporal", "pki"), Hosts: []string{NodeBridge.Address.Addr().String()},
+	})
+	if err != nil {
 		return err
 	}
+	if p.temporalBridge, err = hostnet.Forward(p.temporalForPods(), p.temporal.FrontendAddress()); err != nil {
+		return err
+	}
+	return p.temporal.WaitReady(ctx, worker.DefaultNamespace)
+}
+
+// startServices hands the pods their Temporal certificates, applies
+// deploy/embedded (every operator, hco-webhook, cli-download and the
+// worker, as pods), then creates the default storage and HyperConverged.
+func (p *Platform) startServices(ctx context.Context) error {
 	c, err := newKubeClient(p.cp.RESTConfig())
 	if err != nil {
+		return err
+	}
+	if err := writeTemporalSecrets(ctx, c, p.temporal.PKI()); err != nil {
+		return err
+	}
+	if err := p.applyEmbeddedOverlay(ctx, p.agentConfig()); err != nil {
 		return err
 	}
 	creds, err := p.ensureConsoleTLS(ctx, c)

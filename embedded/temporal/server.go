@@ -1,7 +1,9 @@
 // Package temporal runs a real Temporal server (frontend, history, matching
 // and worker services) with its Web UI inside the calling process, persisting
 // to a SQLite file. It is the embedded default of `virtflow up` and the server
-// the integration tests stand on.
+// the integration tests stand on. Its frontend is a guarded control plane:
+// it requires a client certificate of its own CA (PKI) and lets each
+// identity make only its own calls (authorizer, contracts/temporalauth).
 package temporal
 
 import (
@@ -18,6 +20,7 @@ import (
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uioptions "github.com/temporalio/ui-server/v2/server/server_options"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
@@ -28,6 +31,9 @@ import (
 	"go.temporal.io/server/temporal"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/virtflow/virtflow/commands/temporalclient"
+	"github.com/virtflow/virtflow/contracts/temporalauth"
 )
 
 const (
@@ -52,19 +58,34 @@ type Config struct {
 	LogLevel string
 	// LogFile receives the server's log; empty means stdout.
 	LogFile string
+	// PKIDir keeps the Temporal CA and every certificate (EnsurePKI); it
+	// is required: the frontend serves only mTLS.
+	PKIDir string
+	// Hosts are the addresses and names clients reach the frontend by
+	// beyond 127.0.0.1 and localhost (the node bridge's address), which
+	// its certificate carries.
+	Hosts []string
 }
 
 // Server is a running Temporal server with an optional Web UI.
 type Server struct {
 	server       temporal.Server
 	ui           *uiserver.Server
+	pki          PKI
 	frontendAddr string
 	uiAddr       string
 }
 
-// Start builds the schema on first use, registers the namespaces and starts
-// every service bound to 127.0.0.1.
+// Start issues the certificates and builds the schema on first use,
+// registers the namespaces and starts every service bound to 127.0.0.1.
 func Start(cfg Config) (*Server, error) {
+	if cfg.PKIDir == "" {
+		return nil, errors.New("the Temporal server needs a PKI directory: its frontend serves only mTLS")
+	}
+	pki, err := EnsurePKI(cfg.PKIDir, cfg.Hosts)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.FrontendPort == 0 {
 		cfg.FrontendPort = mustFreePort()
 	}
@@ -72,6 +93,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.LogLevel = "warn"
 	}
 	serverCfg := buildConfig(cfg)
+	serverCfg.Global.TLS = tlsConfig(pki)
 	sqlCfg := serverCfg.Persistence.DataStores[sqliteplugin.PluginName].SQL
 	if err := prepareDatabase(cfg, sqlCfg); err != nil {
 		return nil, err
@@ -87,6 +109,9 @@ func Start(cfg Config) (*Server, error) {
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithLogger(logger),
 		temporal.WithDynamicConfigClient(dynamicConfig()),
+		// Without a claim mapper the authorizer is never asked.
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper{} }),
+		temporal.WithAuthorizer(newAuthorizer(cfg.Namespaces, logger)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("creating temporal server: %w", err)
@@ -94,7 +119,7 @@ func Start(cfg Config) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("starting temporal server: %w", err)
 	}
-	s := &Server{server: srv, frontendAddr: serverCfg.PublicClient.HostPort}
+	s := &Server{server: srv, pki: pki, frontendAddr: serverCfg.PublicClient.HostPort}
 	if cfg.UIPort >= 0 {
 		if err := s.startUI(cfg); err != nil {
 			_ = srv.Stop()
@@ -107,6 +132,9 @@ func Start(cfg Config) (*Server, error) {
 // FrontendAddress is the host:port SDK clients and the temporal CLI dial.
 func (s *Server) FrontendAddress() string { return s.frontendAddr }
 
+// PKI is where the CA and the clients' certificates are.
+func (s *Server) PKI() PKI { return s.pki }
+
 // UIAddress is the Web UI URL, empty when the UI is off.
 func (s *Server) UIAddress() string { return s.uiAddr }
 
@@ -118,10 +146,21 @@ func (s *Server) Stop() error {
 	return s.server.Stop()
 }
 
-// WaitReady dials the frontend until it answers a health check.
+// AdminTLS is how the admin reaches the frontend.
+func (s *Server) AdminTLS() temporalclient.TLS {
+	return temporalclient.TLS{Cert: s.pki.Cert(temporalauth.Admin), Key: s.pki.Key(temporalauth.Admin), CA: s.pki.CA()}
+}
+
+// WaitReady dials the frontend, as the admin, until it answers a health
+// check.
 func (s *Server) WaitReady(ctx context.Context, namespace string) error {
+	opts, err := s.AdminTLS().Options(s.frontendAddr, namespace)
+	if err != nil {
+		return err
+	}
+	opts.Logger = quietLogger{}
 	for {
-		c, err := client.Dial(client.Options{HostPort: s.frontendAddr, Namespace: namespace, Logger: quietLogger{}})
+		c, err := client.Dial(opts)
 		if err == nil {
 			_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			c.Close()
@@ -156,6 +195,7 @@ func (s *Server) startUI(cfg Config) error {
 		DisableNewsFetch: true,
 		HideLogs:         true,
 		CORS:             uiconfig.CORS{CookieInsecure: true},
+		TLS:              uiTLS(s.pki),
 	}
 	s.ui = uiserver.NewServer(uioptions.WithConfigProvider(uiCfg))
 	errCh := make(chan error, 1)

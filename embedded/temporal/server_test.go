@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/virtflow/virtflow/commands/temporalclient"
+	"github.com/virtflow/virtflow/contracts/temporalauth"
 )
 
 const testNamespace = "virtflow-test"
@@ -21,9 +25,9 @@ func greet(ctx workflow.Context, name string) (string, error) {
 	return "hello " + name, nil
 }
 
-func start(t *testing.T, db string) *Server {
+func start(t *testing.T, db, pkiDir, logFile string) *Server {
 	t.Helper()
-	s, err := Start(Config{DatabaseFile: db, UIPort: 0, Namespaces: []string{testNamespace}, LogFile: filepath.Join(t.TempDir(), "t.log")})
+	s, err := Start(Config{DatabaseFile: db, UIPort: 0, Namespaces: []string{testNamespace}, LogFile: logFile, PKIDir: pkiDir})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -42,14 +46,28 @@ func uiGet(t *testing.T, url string) string {
 	return string(body)
 }
 
+// tlsAs is how identity reaches s.
+func tlsAs(s *Server, identity string) temporalclient.TLS {
+	return temporalclient.TLS{Cert: s.PKI().Cert(identity), Key: s.PKI().Key(identity), CA: s.PKI().CA()}
+}
+
+// dialAs connects to s with identity's certificate.
+func dialAs(t *testing.T, s *Server, identity string) client.Client {
+	t.Helper()
+	opts, err := tlsAs(s, identity).Options(s.FrontendAddress(), testNamespace)
+	require.NoError(t, err)
+	c, err := client.Dial(opts)
+	require.NoError(t, err, "dialling as %s", identity)
+	return c
+}
+
 // TestServerPersistsWorkflowsAndServesThemInTheWebUI runs a workflow, checks
 // the Web UI lists it, restarts the server on the same SQLite file and
 // checks the workflow is still there.
 func TestServerPersistsWorkflowsAndServesThemInTheWebUI(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "temporal.db")
-	s := start(t, db)
-	c, err := client.Dial(client.Options{HostPort: s.FrontendAddress(), Namespace: testNamespace})
-	require.NoError(t, err)
+	db, pkiDir, logFile := filepath.Join(t.TempDir(), "temporal.db"), t.TempDir(), filepath.Join(t.TempDir(), "t.log")
+	s := start(t, db, pkiDir, logFile)
+	c := dialAs(t, s, temporalauth.Admin)
 	w := worker.New(c, "q", worker.Options{})
 	w.RegisterWorkflowWithOptions(greet, workflow.RegisterOptions{Name: "test.Greet"})
 	require.NoError(t, w.Start())
@@ -66,12 +84,14 @@ func TestServerPersistsWorkflowsAndServesThemInTheWebUI(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return strings.Contains(uiGet(t, s.UIAddress()+"/api/v1/namespaces/"+testNamespace+"/workflows"), "greet-1")
 	}, 10*time.Second, 100*time.Millisecond, "the Web UI does not list the workflow")
+	serverLog, err := os.ReadFile(logFile)
+	require.NoError(t, err)
+	require.NotContains(t, string(serverLog), "refused a Temporal call", "the Web UI reads with its own certificate")
 	require.NoError(t, s.Stop())
 
-	s2 := start(t, db)
+	s2 := start(t, db, pkiDir, filepath.Join(t.TempDir(), "t.log"))
 	defer s2.Stop()
-	c2, err := client.Dial(client.Options{HostPort: s2.FrontendAddress(), Namespace: testNamespace})
-	require.NoError(t, err)
+	c2 := dialAs(t, s2, temporalauth.Admin)
 	defer c2.Close()
 	desc, err := c2.DescribeWorkflowExecution(context.Background(), "greet-1", "")
 	require.NoError(t, err)

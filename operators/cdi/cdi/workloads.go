@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/contracts/temporalauth"
 	"github.com/virtflow/virtflow/kube/webhookconfig"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/operators/cdi/cdiapi"
@@ -29,6 +30,9 @@ type Install struct {
 	// TemporalAddress is the Temporal frontend cdi-deployment starts
 	// imports, uploads and clones on.
 	TemporalAddress string
+	// TemporalTLS, when set, has cdi-deployment dial with its own
+	// certificate; nil dials in plaintext.
+	TemporalTLS *workloads.TemporalTLS
 	// ClusterRole is bound to the components' service accounts.
 	ClusterRole string
 }
@@ -74,7 +78,8 @@ func selector(name string) map[string]string { return map[string]string{componen
 func (in Install) controller() []client.Object {
 	c := workloads.Container(in.Image, "cdi-controller", "cdi-controller", []string{"--temporal-address=" + in.TemporalAddress})
 	c.SecurityContext = workloads.NonRoot()
-	d := workloads.Deployment(in.Namespace, "cdi-deployment", "cdi-sa", labels("cdi-deployment"), selector("cdi-deployment"), c)
+	vols := workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.CDIDeployment)
+	d := workloads.Deployment(in.Namespace, "cdi-deployment", "cdi-sa", labels("cdi-deployment"), selector("cdi-deployment"), c, vols...)
 	return append([]client.Object{d}, workloads.Identity(in.Namespace, "cdi-sa", in.ClusterRole, labels("cdi-sa"))...)
 }
 
@@ -174,8 +179,9 @@ func (in Install) uploadProxy(ctx context.Context, r client.Reader) ([]client.Ob
 	// It routes each upload by its workflow's memo, read from Temporal.
 	c.Command = append(c.Command, "--temporal-address="+in.TemporalAddress)
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "verification-key", MountPath: KeyDir, ReadOnly: true})
-	d := workloads.Deployment(ns, UploadProxy, UploadProxy, l, selector(UploadProxy), c,
+	vols := append(workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.UploadProxy),
 		workloads.ServingVolume(UploadProxyCerts), workloads.SecretVolume("verification-key", SigningKeySecret, cdiapi.PublicKeyFile))
+	d := workloads.Deployment(ns, UploadProxy, UploadProxy, l, selector(UploadProxy), c, vols...)
 	objs := append([]client.Object{d, workloads.Service(ns, UploadProxy, selector(UploadProxy), l)},
 		workloads.Identity(ns, UploadProxy, in.ClusterRole, l)...)
 	ip, err := clusterIP(ctx, r, ns, UploadProxy)

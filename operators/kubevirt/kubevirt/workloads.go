@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/contracts/temporalauth"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
@@ -24,6 +25,9 @@ type Install struct {
 	// TemporalAddress is the Temporal frontend virt-handler's node worker
 	// polls.
 	TemporalAddress string
+	// TemporalTLS, when set, has the node worker dial with the node
+	// worker's certificate; nil dials in plaintext.
+	TemporalTLS *workloads.TemporalTLS
 	// KubeletRoot is the kubelet's root directory on every node.
 	KubeletRoot string
 	// NodeDir keeps virt-handler's per-node state, one directory per node.
@@ -96,6 +100,7 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 		// kubelet and the launchers read.
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: v.HostPath.Path})
 	}
+	vols = append(vols, workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.NodeWorker)...)
 	// Imports keep their scratch files in /tmp; on a volume of the pod
 	// they survive a restart of the container and do not grow its layer.
 	vols = append(vols, corev1.Volume{Name: HandlerScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
