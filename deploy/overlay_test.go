@@ -61,5 +61,5 @@ func TestRBACManifestsLeaveTheKustomizationOut(t *testing.T) {
 	rbac, err := RBAC()
 	require.NoError(t, err)
 	require.NotContains(t, rbac, kustomizationFile)
-	require.Contains(t, rbac, "virtflow.yaml")
+	require.Contains(t, rbac, "00-namespace.yaml")
 }

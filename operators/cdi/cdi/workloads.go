@@ -27,8 +27,6 @@ type Install struct {
 	// TemporalAddress is the Temporal frontend cdi-deployment starts
 	// imports, uploads and clones on.
 	TemporalAddress string
-	// ClusterRole is bound to the components' service accounts.
-	ClusterRole string
 }
 
 // Names of CDI's objects, as upstream's cdi-operator creates them.
@@ -73,7 +71,7 @@ func (in Install) controller() []client.Object {
 	c := workloads.Container(in.Image, "cdi-controller", "cdi-controller", []string{"--temporal-address=" + in.TemporalAddress})
 	c.SecurityContext = workloads.NonRoot()
 	d := workloads.Deployment(in.Namespace, "cdi-deployment", "cdi-sa", labels("cdi-deployment"), selector("cdi-deployment"), c)
-	return append([]client.Object{d}, workloads.Identity(in.Namespace, "cdi-sa", in.ClusterRole, labels("cdi-sa"))...)
+	return append([]client.Object{d}, identity(in.Namespace, "cdi-deployment", labels("cdi-sa"))...)
 }
 
 func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Object, error) {
@@ -99,7 +97,7 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 		d, certs, key, workloads.Service(ns, APIService, selector("cdi-apiserver"), l),
 		workloads.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook, populatorHook, uninstallHook,
 	}
-	return append(objs, workloads.Identity(ns, "cdi-apiserver", in.ClusterRole, l)...), nil
+	return append(objs, identity(ns, "cdi-apiserver", l)...), nil
 }
 
 // DataVolumeWebhook is cdi-apiserver's DataVolume validator, as upstream
@@ -173,7 +171,7 @@ func (in Install) uploadProxy(ctx context.Context, r client.Reader) ([]client.Ob
 	d := workloads.Deployment(ns, UploadProxy, UploadProxy, l, selector(UploadProxy), c,
 		workloads.ServingVolume(UploadProxyCerts), workloads.SecretVolume("verification-key", SigningKeySecret, cdiapi.PublicKeyFile))
 	objs := append([]client.Object{d, workloads.Service(ns, UploadProxy, selector(UploadProxy), l)},
-		workloads.Identity(ns, UploadProxy, in.ClusterRole, l)...)
+		identity(ns, UploadProxy, l)...)
 	ip, err := clusterIP(ctx, r, ns, UploadProxy)
 	if err != nil || ip == "" {
 		return objs, err

@@ -26,8 +26,6 @@ type Install struct {
 	KubeletRoot string
 	// NodeDir keeps virt-handler's per-node state, one directory per node.
 	NodeDir string
-	// ClusterRole is bound to the components' service accounts.
-	ClusterRole string
 	// DomainType, when set, overrides virt-handler's KVM detection.
 	DomainType string
 }
@@ -45,9 +43,9 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	case "virt-api":
 		return in.virtAPI(ctx, c, ns)
 	case "virt-controller":
-		return append([]client.Object{in.controller(ns)}, in.identity(ns, "kubevirt-controller")...), nil
+		return append([]client.Object{in.controller(ns)}, identity(ns, name)...), nil
 	case "virt-handler":
-		return append([]client.Object{in.handler(ns)}, in.identity(ns, "kubevirt-handler")...), nil
+		return append([]client.Object{in.handler(ns)}, identity(ns, name)...), nil
 	}
 	return nil, fmt.Errorf("virt-operator has no workload for %s", name)
 }
@@ -57,10 +55,6 @@ func labels(name string) map[string]string {
 }
 
 func selector(name string) map[string]string { return map[string]string{componentLabel: name} }
-
-func (in Install) identity(ns, account string) []client.Object {
-	return workloads.Identity(ns, account, in.ClusterRole, labels(account))
-}
 
 func (in Install) controller(ns string) *appsv1.Deployment {
 	c := workloads.Container(in.Image, "virt-controller", "virt-controller", nil)
