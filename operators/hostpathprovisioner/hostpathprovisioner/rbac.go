@@ -30,9 +30,8 @@ func csiRules() []rbacv1.PolicyRule {
 		workloads.Rule("", []string{"get", "list", "watch", "create", "delete", "patch"}, "persistentvolumes"),
 		workloads.Rule("", []string{"get", "list", "watch", "update"}, "persistentvolumeclaims"),
 		workloads.Rule("storage.k8s.io", workloads.Read, "storageclasses", "csinodes", "volumeattachments"),
-		// external-provisioner v5 follows VolumeAttributesClasses and reads
-		// the snapshots a claim may be restored from (its own RBAC).
-		workloads.Rule("storage.k8s.io", workloads.Read, "volumeattributesclasses"),
+		// The snapshots a claim may be restored from, as external-provisioner
+		// v5.3.0's own deploy/kubernetes/rbac.yaml grants.
 		workloads.Rule("snapshot.storage.k8s.io", []string{"get", "list"}, "volumesnapshots", "volumesnapshotcontents"),
 		// patch: the driver labels its node with its topology key, which
 		// upstream's kubelet does on the driver's registration.
