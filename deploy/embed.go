@@ -11,7 +11,7 @@ import (
 	"sort"
 )
 
-//go:embed crds/*.yaml rbac/*.yaml embedded/*.yaml base/*.yaml cluster/*.yaml
+//go:embed crds/*.yaml rbac/*.yaml embedded/*.yaml base/*.yaml cluster/*.yaml pipelines/*.yaml
 var files embed.FS
 
 // kustomizationFile is how kustomize names a directory's kustomization;
@@ -27,6 +27,11 @@ func RBAC() (map[string][]byte, error) { return read("rbac") }
 // ClusterDNS is the embedded node's CoreDNS, with CLUSTER_DNS_IP standing
 // for the DNS Service's ClusterIP.
 func ClusterDNS() ([]byte, error) { return files.ReadFile("embedded/coredns.yaml") }
+
+// InProcessIdentity binds the identity of the in-process benchmark, which
+// runs every component in one process, to cluster-admin; only the test
+// harness applies it.
+func InProcessIdentity() ([]byte, error) { return files.ReadFile("embedded/inprocess-identity.yaml") }
 
 // Registry is the embedded node's OCI registry, with REGISTRY_DIR standing
 // for its storage directory on the node.

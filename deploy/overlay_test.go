@@ -61,5 +61,17 @@ func TestRBACManifestsLeaveTheKustomizationOut(t *testing.T) {
 	rbac, err := RBAC()
 	require.NoError(t, err)
 	require.NotContains(t, rbac, kustomizationFile)
-	require.Contains(t, rbac, "virtflow.yaml")
+	require.Contains(t, rbac, "00-namespace.yaml")
+}
+
+func TestBothOverlaysGiveSSPOperatorItsRightsInTheTasksNamespaceOnly(t *testing.T) {
+	for _, name := range []string{EmbeddedOverlay, ClusterOverlay} {
+		out, err := Overlay(name, map[string]string{})
+		require.NoError(t, err)
+		require.Contains(t, string(out), "kind: Namespace\nmetadata:\n  name: virtflow-pipelines\n", name)
+		require.Contains(t, string(out), "kind: RoleBinding\nmetadata:\n  name: ssp-operator-tekton-tasks\n  namespace: virtflow-pipelines\n", name)
+		require.NotContains(t, string(out), "kind: ClusterRoleBinding\nmetadata:\n  name: ssp-operator-tekton-tasks\n", name)
+		require.Less(t, strings.Index(string(out), "name: virtflow-pipelines\n---"), strings.Index(string(out), "namespace: virtflow-pipelines"),
+			"%s: the namespace comes before what lives in it", name)
+	}
 }

@@ -4,6 +4,9 @@
 // workflows → contracts → api, activities → contracts), no product's
 // operators import another product's, workflows and contracts stay free of
 // side effects, test-support packages stay out of the binaries, a workflow
-// calling an activity with the wrong types does not compile, and the
-// README's layout table names the folders there are.
+// calling an activity with the wrong types does not compile, the
+// README's layout table names the folders there are, and no role of
+// deploy/ or of an operator grants what docs/trust.md forbids, every pod
+// runs as its own account, and every operator may write (and grant) what
+// it renders.
 package layout

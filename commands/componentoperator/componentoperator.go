@@ -149,18 +149,18 @@ func (s settings) operator(name, image string) (workloads.Kind, workloads.Render
 	ns, v := manager.Namespace(), operands.Version
 	switch name {
 	case "virt-operator":
-		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, TemporalTLS: s.componentsTLS(), KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, HostRoot: s.hostRoot, ClusterRole: "virtflow", DomainType: s.domainType}
+		in := kubevirt.Install{Image: image, TemporalAddress: s.temporal, TemporalTLS: s.componentsTLS(), KubeletRoot: s.kubeletRoot, NodeDir: s.nodeDir, HostRoot: s.hostRoot, DomainType: s.domainType}
 		return kubevirt.Kind(v), in.Render, nil
 	case "cdi-operator":
-		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, TemporalTLS: s.componentsTLS(), ClusterRole: "virtflow"}
+		in := cdi.Install{Namespace: ns, Image: image, TemporalAddress: s.temporal, TemporalTLS: s.componentsTLS()}
 		return cdi.Kind(v), in.Render, nil
 	case "hostpath-provisioner-operator":
-		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot, ClusterRole: "virtflow"}
+		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot}
 		return hostpathprovisioner.Kind(v), in.Render, nil
 	case "cluster-network-addons-operator":
 		return networkaddonsconfig.Kind(v), nothing(name), nil
 	case "ssp-operator":
-		in := ssp.Install{Namespace: ns, Image: image, ClusterRole: "virtflow"}
+		in := ssp.Install{Namespace: ns, Image: image}
 		return ssp.Kind(v), in.Render, nil
 	}
 	return workloads.Kind{}, nil, fmt.Errorf("no operator named %s", name)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -85,6 +86,9 @@ func New(o Options) (ctrl.Manager, error) {
 		HealthProbeBindAddress: net.JoinHostPort(ip, strconv.Itoa(workloads.HealthPort)),
 		LeaderElection:         o.LeaderElectionID != "", LeaderElectionID: o.LeaderElectionID,
 		LeaderElectionNamespace: Namespace(),
+		// Secrets are read one by one, by name: a cached read would watch
+		// every Secret of the cluster, which no component's role allows.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating controller manager: %w", err)

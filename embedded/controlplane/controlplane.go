@@ -201,6 +201,8 @@ func freePortPair() int {
 
 func hostPort(port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
-// ComponentKubeconfigPath is the kubeconfig of virtflow's own identity, which
-// RBAC (deploy/rbac) rather than system:masters authorizes.
+// ComponentKubeconfigPath is the kubeconfig of the in-process benchmark's
+// identity, which RBAC rather than system:masters authorizes: only the test
+// harness binds it (deploy/embedded/inprocess-identity.yaml); on a node
+// `up` runs it is bound to nothing, each component having its own account.
 func (cp *ControlPlane) ComponentKubeconfigPath() string { return cp.path("virtflow.kubeconfig") }

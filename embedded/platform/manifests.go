@@ -19,8 +19,10 @@ import (
 
 const fieldOwner = client.FieldOwner("virtflow")
 
-// InstallManifests server-side applies the embedded CRDs and RBAC and waits
-// until every CRD is Established.
+// InstallManifests server-side applies the embedded CRDs and RBAC, and the
+// binding of the in-process components' identity (a test harness's own
+// control plane runs them all in one process), and waits until every CRD
+// is Established.
 func InstallManifests(ctx context.Context, cfg *rest.Config) error {
 	c, err := newKubeClient(cfg)
 	if err != nil {
@@ -34,8 +36,12 @@ func InstallManifests(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
+	inProcess, err := deploy.InProcessIdentity()
+	if err != nil {
+		return fmt.Errorf("reading the in-process identity: %w", err)
+	}
 	var crdNames []string
-	for _, set := range []map[string][]byte{crds, rbac} {
+	for _, set := range []map[string][]byte{crds, rbac, {"inprocess-identity.yaml": inProcess}} {
 		for _, name := range deploy.SortedNames(set) {
 			objs, err := apply.Manifests(ctx, c, set[name], string(fieldOwner))
 			if err != nil {

@@ -3,12 +3,10 @@ package workloads
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Ports every component pod serves on its pod IP.
@@ -80,21 +78,6 @@ func SecretVolume(name, secret string, keys ...string) corev1.Volume {
 		items = append(items, corev1.KeyToPath{Key: k, Path: k})
 	}
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret, Items: items}}}
-}
-
-// Identity is a component's ServiceAccount and its binding to clusterRole.
-func Identity(ns, account, clusterRole string, labels map[string]string) []client.Object {
-	sa := &corev1.ServiceAccount{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: account, Labels: labels},
-	}
-	crb := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: account, Labels: labels},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: account}},
-	}
-	return []client.Object{sa, crb}
 }
 
 // Deployment is one replica of a pod running c as account; selector picks

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -60,7 +61,7 @@ func TestAClusterScopedCROwnsWhatItsComponentsNeedInAnyNamespace(t *testing.T) {
 	require.NoError(t, err)
 	namespaced := d[0].DeepCopyObject().(*appsv1.Deployment)
 	namespaced.Namespace = "cdi"
-	for _, obj := range []client.Object{namespaced, Identity("cdi", "cdi-sa", "role", nil)[1]} {
+	for _, obj := range []client.Object{namespaced, Identity("cdi", "cdi-sa", Access{Cluster: []rbacv1.PolicyRule{Rule("", Read, "pods")}}, nil)[1]} {
 		u, err := w.applied(cdi, obj)
 		require.NoError(t, err)
 		refs := u.GetOwnerReferences()

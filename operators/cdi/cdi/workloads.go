@@ -33,8 +33,6 @@ type Install struct {
 	// TemporalTLS, when set, has cdi-deployment dial with its own
 	// certificate; nil dials in plaintext.
 	TemporalTLS *workloads.TemporalTLS
-	// ClusterRole is bound to the components' service accounts.
-	ClusterRole string
 }
 
 // Names of CDI's objects, as upstream's cdi-operator creates them.
@@ -80,7 +78,7 @@ func (in Install) controller() []client.Object {
 	c.SecurityContext = workloads.NonRoot()
 	vols := workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.CDIDeployment)
 	d := workloads.Deployment(in.Namespace, "cdi-deployment", "cdi-sa", labels("cdi-deployment"), selector("cdi-deployment"), c, vols...)
-	return append([]client.Object{d}, workloads.Identity(in.Namespace, "cdi-sa", in.ClusterRole, labels("cdi-sa"))...)
+	return append([]client.Object{d}, identity(in.Namespace, "cdi-deployment", labels("cdi-sa"))...)
 }
 
 func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Object, error) {
@@ -106,7 +104,7 @@ func (in Install) apiServer(ctx context.Context, r client.Reader) ([]client.Obje
 		d, certs, key, workloads.Service(ns, APIService, selector("cdi-apiserver"), l),
 		workloads.APIService(cdiapi.Group, cdiapi.Version, ns, APIService, bundle, l), dvHook, cronHook, populatorHook, uninstallHook,
 	}
-	return append(objs, workloads.Identity(ns, "cdi-apiserver", in.ClusterRole, l)...), nil
+	return append(objs, identity(ns, "cdi-apiserver", l)...), nil
 }
 
 // DataVolumeWebhook is cdi-apiserver's DataVolume validator, as upstream
@@ -183,7 +181,7 @@ func (in Install) uploadProxy(ctx context.Context, r client.Reader) ([]client.Ob
 		workloads.ServingVolume(UploadProxyCerts), workloads.SecretVolume("verification-key", SigningKeySecret, cdiapi.PublicKeyFile))
 	d := workloads.Deployment(ns, UploadProxy, UploadProxy, l, selector(UploadProxy), c, vols...)
 	objs := append([]client.Object{d, workloads.Service(ns, UploadProxy, selector(UploadProxy), l)},
-		workloads.Identity(ns, UploadProxy, in.ClusterRole, l)...)
+		identity(ns, UploadProxy, l)...)
 	ip, err := clusterIP(ctx, r, ns, UploadProxy)
 	if err != nil || ip == "" {
 		return objs, err

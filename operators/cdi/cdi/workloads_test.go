@@ -20,7 +20,7 @@ import (
 	"github.com/virtflow/virtflow/operators/cdi/cdiconfig"
 )
 
-var install = Install{Namespace: "cdi-ns", Image: "virtflow.local/virtflow:abc", TemporalAddress: "10.244.0.1:7233", ClusterRole: "virtflow"}
+var install = Install{Namespace: "cdi-ns", Image: "virtflow.local/virtflow:abc", TemporalAddress: "10.244.0.1:7233"}
 
 func cr() client.Object { return &cdiv1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}} }
 

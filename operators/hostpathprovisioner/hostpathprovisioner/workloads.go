@@ -33,8 +33,6 @@ type Install struct {
 	KubeletRoot string
 	// HostRoot prefixes the pools' paths on every node ("/" on a cluster).
 	HostRoot string
-	// ClusterRole is bound to the DaemonSet's service account.
-	ClusterRole string
 }
 
 // Names of the DaemonSet, its account and its driver.
@@ -56,7 +54,7 @@ func (in Install) Render(_ context.Context, _ client.Reader, owner client.Object
 		return nil, err
 	}
 	l := map[string]string{"k8s-app": CSIDaemonSet, "app.kubernetes.io/managed-by": "hostpath-provisioner-operator", "app.kubernetes.io/component": "storage"}
-	return append([]client.Object{in.daemonSet(l, paths)}, workloads.Identity(in.Namespace, serviceAccount, in.ClusterRole, l)...), nil
+	return append([]client.Object{in.daemonSet(l, paths)}, RBAC(in.Namespace, l)...), nil
 }
 
 // poolPaths are the CR's pool directories (and its legacy pathConfig).

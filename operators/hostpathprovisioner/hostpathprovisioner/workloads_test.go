@@ -21,7 +21,7 @@ func TestCSIDaemonSetRunsTheDriverWithTheSidecarsAndSeesPoolsWhereTheyAre(t *tes
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hpp)
 	require.NoError(t, err)
-	in := Install{Namespace: "ns", Image: "img", ProvisionerImage: "prov:v5", KubeletRoot: "/data/kubelet", HostRoot: "/data/host", ClusterRole: "r"}
+	in := Install{Namespace: "ns", Image: "img", ProvisionerImage: "prov:v5", KubeletRoot: "/data/kubelet", HostRoot: "/data/host"}
 	objs, err := in.Render(context.Background(), nil, &unstructured.Unstructured{Object: m}, CSIDaemonSet)
 	require.NoError(t, err)
 	ds := objs[0].(*appsv1.DaemonSet)

@@ -55,7 +55,7 @@ func (in Install) handlerObjects(ctx context.Context, c client.Reader, ns string
 		Data:       clientData,
 	}
 	objs := []client.Object{in.handler(ns), server, clientSecret}
-	return append(objs, in.identity(ns, "kubevirt-handler")...), nil
+	return append(objs, identity(ns, "virt-handler")...), nil
 }
 
 // handlerTLSVolume projects a certificate Secret's pair and CA bundle,

@@ -22,6 +22,6 @@ func TestVirtHandlerDialsTemporalAsTheNodeWorker(t *testing.T) {
 			secrets[v.Name] = v.Secret.SecretName
 		}
 	}
-	require.Equal(t, map[string]string{workloads.TemporalTLSVolume: "virtflow-temporal-node-worker"}, secrets)
+	require.Equal(t, "virtflow-temporal-node-worker", secrets[workloads.TemporalTLSVolume])
 	require.Contains(t, pod.Containers[0].Command, "--temporal-tls-cert=/etc/virtflow/temporal/tls.crt")
 }

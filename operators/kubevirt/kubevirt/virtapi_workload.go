@@ -48,7 +48,7 @@ func (in Install) virtAPI(ctx context.Context, c client.Reader, ns string) ([]cl
 		in.virtAPIDeployment(ns), certs, workloads.Service(ns, virtAPIName, selector(virtAPIName), l),
 		workloads.APIService(virtapi.SubresourceGroup, virtapi.SubresourceVersion, ns, virtAPIName, bundle, l), validating, mutating,
 	}
-	return append(objs, in.identity(ns, "kubevirt-apiserver")...), nil
+	return append(objs, identity(ns, virtAPIName)...), nil
 }
 
 func (in Install) virtAPIDeployment(ns string) *appsv1.Deployment {

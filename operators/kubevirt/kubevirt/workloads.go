@@ -35,8 +35,6 @@ type Install struct {
 	// HostRoot prefixes the hostpath storage pools' paths on every node:
 	// the node's disk work writes only volumes under it.
 	HostRoot string
-	// ClusterRole is bound to the components' service accounts.
-	ClusterRole string
 	// DomainType, when set, overrides virt-handler's KVM detection.
 	DomainType string
 }
@@ -54,7 +52,7 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	case "virt-api":
 		return in.virtAPI(ctx, c, ns)
 	case "virt-controller":
-		return append([]client.Object{in.controller(ns)}, in.identity(ns, "kubevirt-controller")...), nil
+		return append([]client.Object{in.controller(ns)}, identity(ns, name)...), nil
 	case "virt-handler":
 		return in.handlerObjects(ctx, c, ns)
 	}
@@ -66,10 +64,6 @@ func labels(name string) map[string]string {
 }
 
 func selector(name string) map[string]string { return map[string]string{componentLabel: name} }
-
-func (in Install) identity(ns, account string) []client.Object {
-	return workloads.Identity(ns, account, in.ClusterRole, labels(account))
-}
 
 func (in Install) controller(ns string) *appsv1.Deployment {
 	c := workloads.Container(in.Image, "virt-controller", "virt-controller", nil)

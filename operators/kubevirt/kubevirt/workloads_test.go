@@ -23,7 +23,7 @@ import (
 
 var install = Install{
 	Image: "virtflow.local/virtflow:abc", TemporalAddress: "10.244.0.1:7233",
-	KubeletRoot: "/data/node/kubelet", NodeDir: "/data/nodes", HostRoot: "/data/host", ClusterRole: "virtflow",
+	KubeletRoot: "/data/node/kubelet", NodeDir: "/data/nodes", HostRoot: "/data/host",
 }
 
 func owner() client.Object {

@@ -136,7 +136,7 @@ func TestTheValidatorRunsTheReplicasTheSSPAsksFor(t *testing.T) {
 
 // As upstream, the validator may only read templates and VMs.
 func TestTheValidatorOnlyReadsTemplatesAndVMs(t *testing.T) {
-	objs, err := Install{Namespace: "kubevirt-hyperconverged", Image: "img", ClusterRole: "virtflow"}.Render(context.Background(), nil, sspCR("openshift"), Validator)
+	objs, err := Install{Namespace: "kubevirt-hyperconverged", Image: "img"}.Render(context.Background(), nil, sspCR("openshift"), Validator)
 	require.NoError(t, err)
 	var role *rbacv1.ClusterRole
 	var binding *rbacv1.ClusterRoleBinding

@@ -6,7 +6,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -33,8 +32,6 @@ type Install struct {
 	Namespace string
 	// Image holds /usr/bin/virtflow, which runs the validator.
 	Image string
-	// ClusterRole is virtflow's role; the validator gets a narrower one.
-	ClusterRole string
 }
 
 // Render returns a component's objects.
@@ -71,24 +68,7 @@ func (in Install) validator(ctx context.Context, r client.Reader, replicas int32
 	d.Spec.Replicas = &replicas
 	objs := []client.Object{d, certs, workloads.Service(ns, Validator, selector(), l),
 		ValidatingWebhooks(workloads.ServiceClientConfig(ns, Validator, bundle), l)}
-	objs = append(objs, validatorRole())
-	return append(objs, workloads.Identity(ns, validatorSA, validatorRoleName, l)...), nil
-}
-
-// validatorRoleName is upstream's role of the validator: it reads
-// templates and VMs, nothing more.
-const validatorRoleName = "template:view"
-
-func validatorRole() *rbacv1.ClusterRole {
-	watch := []string{"get", "list", "watch"}
-	return &rbacv1.ClusterRole{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
-		ObjectMeta: metav1.ObjectMeta{Name: validatorRoleName, Labels: map[string]string{"kubevirt.io": ""}},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"template.openshift.io"}, Resources: []string{"templates"}, Verbs: watch},
-			{APIGroups: []string{kubevirtv1.SchemeGroupVersion.Group}, Resources: []string{"virtualmachines"}, Verbs: watch},
-		},
-	}
+	return append(objs, ValidatorRBAC(ns)...), nil
 }
 
 // validatorReplicas is the SSP's spec.templateValidator.replicas (HCO
