@@ -70,6 +70,7 @@ func TestAHostileTenantIsRefusedEverywhere(t *testing.T) {
 		err := tn.c.Get(context.Background(), crclient.ObjectKey{Namespace: platform.Namespace, Name: handler.TokenSecret(platform.NodeName)}, &corev1.Secret{})
 		require.True(t, apierrors.IsForbidden(err), "%v", err)
 	})
+	t.Run("dials Temporal to start, poll or cancel anything", func(t *testing.T) { temporalRefusesStrangers(t, n) })
 	t.Run("pushes to or deletes from the registry", registryRefusesTenants)
 	t.Run("presents a foreign client certificate to virt-api", func(t *testing.T) { virtAPIRefusesForeignCertificates(t, n) })
 	t.Run("calls a node agent", func(t *testing.T) { nodeAgentRefusesStrangers(t, n) })
