@@ -19,7 +19,7 @@ import (
 const (
 	guestReady  = "VIRTFLOW-GUEST-READY"
 	guestDiskOK = "VIRTFLOW-DISK-OK"
-	guestImage  = "virtflow/test-guest:latest"
+	guestImage  = "registry.virtflow.local/virtflow/test-guest:latest"
 )
 
 var (
@@ -29,7 +29,7 @@ var (
 )
 
 // imageStore builds the test guest once and lays it out as the local image
-// virtflow/test-guest:latest, readable by the unprivileged qemu.
+// guestImage, readable by the unprivileged qemu.
 func imageStore(t *testing.T) string {
 	t.Helper()
 	storeOnce.Do(func() {
@@ -40,7 +40,8 @@ func imageStore(t *testing.T) string {
 		}
 		guest := strings.TrimSpace(string(out))
 		storeDir = filepath.Join(env.dir, "images")
-		img := filepath.Join(storeDir, "virtflow", "test-guest", "latest")
+		name, tag, _ := strings.Cut(guestImage[strings.LastIndex(guestImage, "/")+1:], ":")
+		img := filepath.Join(storeDir, filepath.FromSlash(guestImage[:strings.LastIndex(guestImage, "/")]), name, tag)
 		for src, dst := range map[string]string{"vmlinuz": "boot/vmlinuz", "initramfs.img": "boot/initramfs.img", "disk.raw": "disk/disk.raw"} {
 			if storeErr = copyFile(filepath.Join(guest, src), filepath.Join(img, dst)); storeErr != nil {
 				return

@@ -152,7 +152,7 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.TemporalPort, "temporal-port", 7233, "Temporal frontend port on 127.0.0.1")
 	fs.IntVar(&o.UIPort, "temporal-ui-port", 8233, "Temporal Web UI port on 127.0.0.1")
 	fs.IntVar(&o.ConsolePort, "console-port", 0, "loopback port the web console is relayed to (0: a free one, printed)")
-	fs.StringVar(&o.TestGuestDir, "test-guest", "", "push the test guest built by hack/mkguest.sh to the node's registry as virtflow/test-guest:latest")
+	fs.StringVar(&o.TestGuestDir, "test-guest", "", "push the test guest built by hack/mkguest.sh to the node's registry as registry.virtflow.local/virtflow/test-guest:latest")
 	fs.StringVar(&o.LauncherBase, "launcher-base", "", "the launcher image's base root filesystem tarball (built by hack/launcher-base.sh when empty)")
 	fs.StringVar(&o.LibguestfsBase, "libguestfs-base", "", "the libguestfs-tools image's root filesystem tarball (built by hack/libguestfs-base.sh when empty)")
 	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "the virtctl builds hco's cli-download serves (built by hack/virtctl-builds.sh when empty)")

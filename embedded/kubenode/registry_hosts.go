@@ -28,10 +28,10 @@ func (n *Node) RegistryPushAddress() string {
 }
 
 // writeRegistryHosts tells containerd to reach the node's registry, by its
-// name or its address, over plain HTTP: it is local to the node. The
-// registry also mirrors docker.io, as a cluster without internet access
-// has it: an image pushed as virtflow/test-guest is what a containerDisk
-// naming virtflow/test-guest gets.
+// name or its address, over plain HTTP: it is local to the node, and only
+// serves pulls there. No outside registry is mirrored to it: an image
+// named docker.io/... comes from docker.io or not at all, never from
+// whatever the node's registry holds under that name.
 func (n *Node) writeRegistryHosts() error {
 	server := "http://" + n.RegistryAddress()
 	hosts := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", server, server)
@@ -40,6 +40,5 @@ func (n *Node) writeRegistryHosts() error {
 			return err
 		}
 	}
-	mirror := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "https://registry-1.docker.io", server)
-	return writeFile(n.path("certs.d", "docker.io", "hosts.toml"), []byte(mirror))
+	return nil
 }

@@ -277,8 +277,8 @@ func componentsImage(base []string) (images.Image, error) {
 // ComponentsRepository is the components image's name, tagged per build.
 const ComponentsRepository = "virtflow.local/virtflow"
 
-// TestGuestImage is the test guest in the node's registry, which mirrors
-// docker.io: containerDisks name it without a registry.
+// TestGuestImage is the test guest's repository in the node's registry;
+// containerDisks name it registry.virtflow.local/virtflow/test-guest:latest.
 const TestGuestImage = "virtflow/test-guest:latest"
 
 // PushTestGuest publishes the test guest (hack/mkguest.sh's output) to the

@@ -32,7 +32,8 @@ type Options struct {
 	// LogDir receives component logs; empty means stderr (tests).
 	LogDir string
 	// TestGuestDir, when set, is the output of hack/mkguest.sh, pushed to
-	// the node's registry as the containerDisk virtflow/test-guest:latest.
+	// the node's registry as the containerDisk
+	// registry.virtflow.local/virtflow/test-guest:latest.
 	TestGuestDir string
 	// LauncherBase is the launcher image's base root filesystem tarball;
 	// hack/launcher-base.sh builds (once) and names it when empty.

@@ -131,7 +131,7 @@ func TestTheTestGuestBootsAsTheIntegrationTestsBootIt(t *testing.T) {
 		kb := spec.Domain.Firmware.KernelBoot
 		require.Equal(t, "console=ttyS0", kb.KernelArgs, name)
 		require.Equal(t, &kubevirtv1.KernelBootContainer{
-			Image: "virtflow/test-guest:latest", KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img",
+			Image: DefaultTestGuestImage, KernelPath: "/boot/vmlinuz", InitrdPath: "/boot/initramfs.img",
 		}, kb.Container, name)
 		require.Nil(t, spec.Domain.Firmware.Bootloader, name)
 		require.Equal(t, []kubevirtv1.Disk{{Name: "rootdisk", DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: "virtio"}}}},

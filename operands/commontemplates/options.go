@@ -18,7 +18,7 @@ const KubeVirtDataSourceNamespace = "kubevirt-os-images"
 
 // DefaultTestGuestImage is the container disk holding virtflow's test
 // guest: its kernel and initramfs under /boot and its disk under /disk.
-const DefaultTestGuestImage = "virtflow/test-guest:latest"
+const DefaultTestGuestImage = "registry.virtflow.local/virtflow/test-guest:latest"
 
 // Architecture is the only CPU architecture the templates are generated
 // for: virtflow's nodes are amd64.

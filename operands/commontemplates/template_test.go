@@ -58,7 +58,7 @@ func TestImageAnnotationsListOneEntryALine(t *testing.T) {
 	require.Equal(t, "quay.io/containerdisks/fedora:latest\nquay.io/containerdisks/fedora:40\nquay.io/containerdisks/fedora:41\nquay.io/containerdisks/fedora:42\n",
 		got["fedora-server-small"].Annotations[AnnotationContainerDisks])
 	require.Len(t, strings.Split(strings.TrimSuffix(got["ubuntu-desktop-large"].Annotations[AnnotationImages], "\n"), "\n"), 7)
-	require.Equal(t, "virtflow/test-guest:latest\n", got["virtflow-test-guest-server-tiny"].Annotations[AnnotationContainerDisks])
+	require.Equal(t, DefaultTestGuestImage+"\n", got["virtflow-test-guest-server-tiny"].Annotations[AnnotationContainerDisks])
 	for _, name := range []string{"rhel7-server-small", "opensuse-server-small", "centos6-server-small", "windows10-desktop-medium"} {
 		require.NotContains(t, got[name].Annotations, AnnotationContainerDisks, name)
 	}
