@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,7 +49,10 @@ type tenant struct {
 func newTenant(t *testing.T, n *upRun) tenant {
 	t.Helper()
 	ctx := context.Background()
-	ns := n.namespace(t)
+	// A namespace of its own beside the one n.namespace gives the test
+	// (the other tenant's, where one plays it).
+	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	ns := n.namespaceNamed(t, strings.Trim(name[:min(40, len(name))], "-")+"-tenant")
 	require.NoError(t, n.c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "editor"}}))
 	require.NoError(t, n.c.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "editor"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -74,6 +75,7 @@ type Server struct {
 	pki          PKI
 	frontendAddr string
 	uiAddr       string
+	uiLog        io.Closer
 }
 
 // Start issues the certificates and builds the schema on first use,
@@ -143,7 +145,11 @@ func (s *Server) Stop() error {
 	if s.ui != nil {
 		s.ui.Stop()
 	}
-	return s.server.Stop()
+	err := s.server.Stop()
+	if s.uiLog != nil {
+		err = errors.Join(err, s.uiLog.Close())
+	}
+	return err
 }
 
 // AdminTLS is how the admin reaches the frontend.
@@ -196,6 +202,10 @@ func (s *Server) startUI(cfg Config) error {
 		HideLogs:         true,
 		CORS:             uiconfig.CORS{CookieInsecure: true},
 		TLS:              uiTLS(s.pki),
+	}
+	var err error
+	if s.uiLog, err = redirectUILog(cfg.LogFile); err != nil {
+		return err
 	}
 	s.ui = uiserver.NewServer(uioptions.WithConfigProvider(uiCfg))
 	errCh := make(chan error, 1)
