@@ -4,9 +4,11 @@ package integration
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,13 +59,18 @@ func TestAHostileTenantCannotReachAnotherTenantsDisk(t *testing.T) {
 	token := uploadToken(t, tn.cfg, tn.ns, "mine")
 
 	t.Run("posts to the other tenant's upload server", func(t *testing.T) {
-		req, err := http.NewRequest(http.MethodPost, "http://"+theirServer+cdic.UploadPath, nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-		if err == nil {
-			resp.Body.Close()
-			require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a token for another claim")
+		// Only cdi-uploadproxy's client certificate gets through: neither
+		// plain HTTP nor a certificate of another CA, even with a token.
+		for scheme, certs := range map[string][]tls.Certificate{"http": nil, "https": {selfSigned(t, "cdi-uploadproxy")}} {
+			req, err := http.NewRequest(http.MethodPost, scheme+"://"+theirServer+cdic.UploadPath, strings.NewReader("forged"))
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+token)
+			hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, Certificates: certs}}} //nolint:gosec
+			resp, err := hc.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: only a TLS client of the servers' CA gets an answer", scheme)
+			}
 		}
 	})
 	t.Run("points the upload at the other tenant's server", func(t *testing.T) {

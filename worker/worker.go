@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/virtflow/virtflow/kube/mtls"
+
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"k8s.io/client-go/rest"
@@ -88,6 +90,12 @@ type NodeOption func(*storage.Activities)
 // under it.
 func WithHostRoot(root string) NodeOption {
 	return func(a *storage.Activities) { a.HostRoot = root }
+}
+
+// WithUploadTLS has the node's upload servers take only clients holding a
+// certificate of the CA in files (cdi-uploadproxy).
+func WithUploadTLS(files *mtls.Files) NodeOption {
+	return func(a *storage.Activities) { a.UploadTLS = files }
 }
 
 // WithUploadKey is cdi-apiserver's upload token verification key, read

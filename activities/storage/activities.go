@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virtflow/virtflow/kube/mtls"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,6 +49,10 @@ type Activities struct {
 	// server writes only an upload whose token it verifies and names its
 	// DataVolume. Without it (or when it fails) no upload is taken.
 	UploadKey func() (ed25519.PublicKey, error)
+	// UploadTLS, when set, has the upload servers take only clients of
+	// its CA (cdi-uploadproxy). virt-handler always sets it; only simulated
+	// nodes of one test process go without.
+	UploadTLS *mtls.Files
 	// DiskUID and DiskGID own every finished disk image, as CDI's
 	// importer (running as qemu) leaves its images, so the launchers'
 	// user, or a libguestfs pod of it, opens them as they are; 0 leaves

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,9 @@ func (a *Activities) ReceiveUpload(ctx context.Context, req cdi.ImportRequest) (
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return cdi.ImportResult{}, fmt.Errorf("listening for the upload: %w", err)
+	}
+	if a.UploadTLS != nil {
+		l = tls.NewListener(l, a.UploadTLS.Server())
 	}
 	srv := &http.Server{Handler: u, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()

@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/virtflow/virtflow/wire/mtls"
+	"github.com/virtflow/virtflow/kube/mtls"
 
 	"go.temporal.io/sdk/client"
 	ctrl "sigs.k8s.io/controller-runtime"

@@ -14,7 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/virtflow/virtflow/wire/mtls"
+	"github.com/virtflow/virtflow/kube/mtls"
 
 	"github.com/virtflow/virtflow/commands/manager"
 	"github.com/virtflow/virtflow/kube/uploadtoken"
@@ -29,6 +29,7 @@ type flags struct {
 	kubeconfig, kubeletRoot, nodeDir string
 	apiTLSDir                        string
 	hostRoot, uploadKeyDir           string
+	uploadTLSDir                     string
 	temporal                         *manager.Temporal
 }
 
@@ -43,6 +44,8 @@ func Main(ctx context.Context, args []string) error {
 	fs.StringVar(&f.hostRoot, "host-root", "/", "prefix of the hostpath storage pools' paths: the node's disk work writes only volumes under it")
 	fs.StringVar(&f.uploadKeyDir, "upload-key-dir", cdi.KeyDir,
 		"directory of cdi-apiserver's upload token verification key "+uploadtoken.PublicKeyFile+"; the node takes no upload without it")
+	fs.StringVar(&f.uploadTLSDir, "upload-tls-dir", uploadtoken.ServerCertDir,
+		"tls.crt, tls.key and ca-bundle.crt of the node's upload servers, which take only clients of that CA (cdi-uploadproxy)")
 	f.temporal = manager.TemporalFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -66,10 +69,7 @@ func run(ctx context.Context, f flags, node string) error {
 		NodeName: node, NodeIP: manager.PodIP(), KubeletRoot: f.kubeletRoot,
 		Dir: filepath.Join(f.nodeDir, node), Namespace: manager.Namespace(),
 		UID: launcherpod.User, GID: launcherpod.User, DomainType: handler.DetectDomainType(),
-		APITLS: &mtls.Files{
-			Cert: filepath.Join(f.apiTLSDir, "tls.crt"), Key: filepath.Join(f.apiTLSDir, "tls.key"),
-			CA: filepath.Join(f.apiTLSDir, "ca-bundle.crt"),
-		},
+		APITLS: tlsFiles(f.apiTLSDir),
 	}
 	if err := handler.Setup(mgr, cfg); err != nil {
 		return err
@@ -84,7 +84,8 @@ func run(ctx context.Context, f flags, node string) error {
 		return err
 	}
 	uploadKey := func() (ed25519.PublicKey, error) { return uploadtoken.LoadPublicKey(f.uploadKeyDir) }
-	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct, worker.WithHostRoot(f.hostRoot), worker.WithUploadKey(uploadKey))
+	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct, worker.WithHostRoot(f.hostRoot), worker.WithUploadKey(uploadKey),
+		worker.WithUploadTLS(tlsFiles(f.uploadTLSDir)))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting node worker of %s: %w", node, err)
 	}
@@ -94,4 +95,10 @@ func run(ctx context.Context, f flags, node string) error {
 		return fmt.Errorf("running virt-handler: %w", err)
 	}
 	return nil
+}
+
+// tlsFiles are the pair and CA bundle a certificate Secret projects into
+// dir.
+func tlsFiles(dir string) *mtls.Files {
+	return &mtls.Files{Cert: filepath.Join(dir, "tls.crt"), Key: filepath.Join(dir, "tls.key"), CA: filepath.Join(dir, "ca-bundle.crt")}
 }

@@ -18,6 +18,20 @@ const SigningKeySecret = "cdi-api-signing-key"
 // KeyDir is where the signing key, or only its public half, is mounted.
 const KeyDir = "/var/run/cdi/token/keys"
 
+// The link from cdi-uploadproxy to a node's upload server is mutually
+// authenticated TLS, as upstream's proxy to its upload server pods:
+// cdi-operator keeps a CA, the servers' certificate (which the nodes mount)
+// and the proxy's client certificate.
+const (
+	ServerCertsSecret = "cdi-uploadserver-certs"
+	ClientCertsSecret = "cdi-uploadserver-client-certs"
+	ServerCertDir     = "/var/run/cdi/uploadserver/server"
+	ClientCertDir     = "/var/run/cdi/uploadserver/client"
+	// ServerName is the name the servers' certificate carries and the
+	// proxy verifies, whatever node and port a server listens on.
+	ServerName = "cdi-uploadserver"
+)
+
 // PublicKeyFile is the verification key's file in the signing key Secret
 // (cdi-api-signing-key) and in the directories it is mounted into.
 const PublicKeyFile = "id_ed25519.pub"

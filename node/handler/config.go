@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/virtflow/virtflow/wire/mtls"
+	"github.com/virtflow/virtflow/kube/mtls"
 
 	corev1 "k8s.io/api/core/v1"
 

@@ -175,13 +175,19 @@ func (in Install) uploadProxy(ctx context.Context, r client.Reader) ([]client.Ob
 	ns, l := in.Namespace, labels(UploadProxy)
 	c := in.servingContainer(UploadProxy)
 	// It routes each upload by its workflow's memo, read from Temporal.
-	c.Command = append(c.Command, "--temporal-address="+in.TemporalAddress)
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "verification-key", MountPath: KeyDir, ReadOnly: true})
+	c.Command = append(c.Command, "--temporal-address="+in.TemporalAddress, "--upload-server-tls-dir="+uploadtoken.ClientCertDir)
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "verification-key", MountPath: KeyDir, ReadOnly: true},
+		corev1.VolumeMount{Name: uploadtoken.ClientCertsSecret, MountPath: uploadtoken.ClientCertDir, ReadOnly: true})
 	vols := append(workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.UploadProxy),
-		workloads.ServingVolume(UploadProxyCerts), workloads.SecretVolume("verification-key", SigningKeySecret, cdiapi.PublicKeyFile))
+		workloads.ServingVolume(UploadProxyCerts), workloads.SecretVolume("verification-key", SigningKeySecret, cdiapi.PublicKeyFile),
+		uploadClientVolume())
 	d := workloads.Deployment(ns, UploadProxy, UploadProxy, l, selector(UploadProxy), c, vols...)
-	objs := append([]client.Object{d, workloads.Service(ns, UploadProxy, selector(UploadProxy), l)},
-		identity(ns, UploadProxy, l)...)
+	serverCerts, err := uploadServerCerts(ctx, r, ns, l)
+	if err != nil {
+		return nil, err
+	}
+	objs := append([]client.Object{d, workloads.Service(ns, UploadProxy, selector(UploadProxy), l)}, serverCerts...)
+	objs = append(objs, identity(ns, UploadProxy, l)...)
 	ip, err := clusterIP(ctx, r, ns, UploadProxy)
 	if err != nil || ip == "" {
 		return objs, err

@@ -7,6 +7,7 @@ package uploadproxy
 
 import (
 	"crypto/ed25519"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,10 @@ type Proxy struct {
 	Now func() time.Time
 	// Transport reaches upload servers; one without keep-alive when nil.
 	Transport http.RoundTripper
+	// TLS, when set, is the proxy's side of the upload servers' mutual
+	// TLS; every deployed proxy sets it (only simulated nodes of one test
+	// process speak plain HTTP).
+	TLS *tls.Config
 }
 
 // Handler returns the HTTP handler.
@@ -88,7 +93,11 @@ func (p *Proxy) upload(w http.ResponseWriter, r *http.Request, body io.Reader, l
 		http.Error(w, err.Error(), code)
 		return
 	}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, "http://"+addr+cdi.UploadPath, body)
+	scheme := "http://"
+	if p.TLS != nil {
+		scheme = "https://"
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, scheme+addr+cdi.UploadPath, body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -136,6 +145,11 @@ var uploadTransport = func() http.RoundTripper {
 func (p *Proxy) transport() http.RoundTripper {
 	if p.Transport != nil {
 		return p.Transport
+	}
+	if p.TLS != nil {
+		t := uploadTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = p.TLS
+		return t
 	}
 	return uploadTransport
 

@@ -74,3 +74,12 @@ func uploadKeyVolume() corev1.Volume {
 	v.Secret.Optional = ptr.To(true)
 	return v
 }
+
+// uploadServerVolume is the certificate the node's upload servers serve
+// cdi-uploadproxy with, which cdi-operator keeps; optional, as the key.
+func uploadServerVolume() corev1.Volume {
+	v := workloads.SecretVolume(uploadtoken.ServerCertsSecret, uploadtoken.ServerCertsSecret,
+		webhookcert.CertFile, webhookcert.KeyFile, webhookcert.BundleFile)
+	v.Secret.Optional = ptr.To(true)
+	return v
+}
