@@ -47,6 +47,9 @@ func TestAHostileTenantCannotReachAnotherTenantsDisk(t *testing.T) {
 
 	tn := newTenant(t, n)
 	attacker := &space{t: t, c: tn.c, ns: tn.ns}
+	// The attacker's namespace as the admin sees it: volumes are not a
+	// namespace editor's to read.
+	inspect := &space{t: t, c: n.c, ns: tn.ns}
 	require.NoError(t, tn.c.Create(ctx, attacker.uploadDV("mine", "64Mi")))
 	require.NoError(t, tn.c.Create(ctx, attacker.uploadDV("loot", "64Mi")))
 	attacker.waitDVPhase("mine", cdiv1.UploadReady, time.Minute)
@@ -81,11 +84,11 @@ func TestAHostileTenantCannotReachAnotherTenantsDisk(t *testing.T) {
 		code, msg := postUpload(t, uploadProxyURL(t, tn.c), token, image)
 		require.Equal(t, http.StatusOK, code, msg)
 		attacker.waitDVPhase("mine", cdiv1.Succeeded, time.Minute)
-		require.Equal(t, referenceDigest(t, filepath.Join(own, "disk.qcow2"), 64<<20), fileDigest(t, attacker.diskOf("mine")), "the upload landed in the attacker's own disk")
+		require.Equal(t, referenceDigest(t, filepath.Join(own, "disk.qcow2"), 64<<20), fileDigest(t, inspect.diskOf("mine")), "the upload landed in the attacker's own disk")
 		require.Equal(t, cdiv1.UploadReady, victim.getDV("theirs").Status.Phase, "the other tenant's upload is untouched")
 	})
 	t.Run("starts a clone of the other tenant's disk through Temporal", func(t *testing.T) {
-		forgedClone(t, n, attacker, victim)
+		forgedClone(t, n, inspect, victim)
 	})
 	require.Equal(t, secretDigest, fileDigest(t, victim.diskOf("secret")), "the other tenant's disk is unchanged")
 }
