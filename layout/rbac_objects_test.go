@@ -25,6 +25,7 @@ import (
 	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
+	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
 	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
 	"github.com/virtflow/virtflow/operators/ssp/ssp"
 	"github.com/virtflow/virtflow/tasks"
@@ -147,6 +148,11 @@ func render(t *testing.T) map[string][]client.Object {
 	render("cdi-operator", cdi.Install{Namespace: installNS, Image: "img"}.Render, &cdiv1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi"}}, cdi.Components...)
 	hpp := &hppv1beta1.HostPathProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "hpp"}}
 	render("hostpath-provisioner-operator", hostpathprovisioner.Install{Namespace: installNS, Image: "img"}.Render, hpp, hostpathprovisioner.CSIDaemonSet)
+	nac := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "networkaddonsoperator.network.kubevirt.io/v1", "kind": "NetworkAddonsConfig",
+		"metadata": map[string]any{"name": "cluster"}, "spec": map[string]any{"kubeMacPool": map[string]any{}},
+	}}
+	render("cluster-network-addons-operator", networkaddonsconfig.Install{Namespace: installNS, Image: "img"}.Render, nac, networkaddonsconfig.Components...)
 	out["ssp-operator"] = sspObjects(t)
 	out["hyperconverged-cluster-operator"] = hcoObjects(t)
 	return out

@@ -158,7 +158,8 @@ func (s settings) operator(name, image string) (workloads.Kind, workloads.Render
 		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot}
 		return hostpathprovisioner.Kind(v), in.Render, nil
 	case "cluster-network-addons-operator":
-		return networkaddonsconfig.Kind(v), nothing(name), nil
+		in := networkaddonsconfig.Install{Namespace: ns, Image: image}
+		return networkaddonsconfig.Kind(v), in.Render, nil
 	case "ssp-operator":
 		in := ssp.Install{Namespace: ns, Image: image}
 		return ssp.Kind(v), in.Render, nil
@@ -179,14 +180,6 @@ func (s settings) componentsTLS() *workloads.TemporalTLS {
 // the step images this operator was given.
 func (s settings) tektonManifests(namespace string) ([]*unstructured.Unstructured, error) {
 	return tasks.Manifests(tasks.Images{Tasks: s.tektonTasksImage, DiskVirt: s.tektonTasksDiskVirtImage}, namespace)
-}
-
-// nothing renders no workload: the kinds whose components are not built
-// yet list none, and their conditions say so.
-func nothing(name string) workloads.Render {
-	return func(_ context.Context, _ client.Reader, _ client.Object, c string) ([]client.Object, error) {
-		return nil, fmt.Errorf("%s has no workload for %s", name, c)
-	}
 }
 
 // ownImage is the image of this pod's first container.

@@ -20,6 +20,7 @@ import (
 	"github.com/virtflow/virtflow/commands/hcooperator"
 	"github.com/virtflow/virtflow/commands/hcowebhook"
 	"github.com/virtflow/virtflow/commands/hostpathcsi"
+	"github.com/virtflow/virtflow/commands/kubemacpool"
 	"github.com/virtflow/virtflow/commands/templatevalidator"
 	"github.com/virtflow/virtflow/commands/virtapiserver"
 	"github.com/virtflow/virtflow/commands/virtcontroller"
@@ -62,6 +63,8 @@ commands:
            serve the virtctl builds (hco cli-download's Deployment command)
   virt-template-validator --cert-dir DIR
            run SSP's template validator (its Deployment's command)
+  kubemacpool [--cert-dir DIR] [--range-start MAC --range-end MAC] [--wait-time SECONDS]
+           run kubemacpool's MAC pool and VM webhook (its Deployment's command)
   control-worker --temporal-address HOST:PORT
            run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
   console --listen ADDR --temporal-address HOST:PORT --temporal-ui URL [--kubeconfig FILE]
@@ -126,6 +129,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return console.Main(ctx, args[1:], web.Assets())
 	case "virt-template-validator":
 		return templatevalidator.Main(ctx, args[1:])
+	case "kubemacpool":
+		return kubemacpool.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":
 		return componentoperator.Main(ctx, args[0], args[1:])
 	case "hostpath-csi":

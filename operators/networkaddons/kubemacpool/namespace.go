@@ -1,5 +1,7 @@
 package kubemacpool
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // VMWebhookName is the VirtualMachine webhook's name; it is also the
 // namespace label that opts a namespace in ("allocate") or out ("ignore").
 const VMWebhookName = "mutatevirtualmachines.kubemacpool.io"
@@ -32,4 +34,20 @@ func NamespaceManaged(mode OptMode, labels map[string]string) bool {
 		return labels[VMWebhookName] == "allocate"
 	}
 	return labels[VMWebhookName] != "ignore"
+}
+
+// NamespaceSelector is the webhook's namespaceSelector for mode, the same
+// decision NamespaceManaged takes, so the API server and the pool agree on
+// which namespaces are managed.
+func NamespaceSelector(mode OptMode) *metav1.LabelSelector {
+	var exprs []metav1.LabelSelectorRequirement
+	for _, key := range runLevelLabels {
+		exprs = append(exprs, metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"0", "1"}})
+	}
+	if mode == OptIn {
+		exprs = append(exprs, metav1.LabelSelectorRequirement{Key: VMWebhookName, Operator: metav1.LabelSelectorOpIn, Values: []string{"allocate"}})
+	} else {
+		exprs = append(exprs, metav1.LabelSelectorRequirement{Key: VMWebhookName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"ignore"}})
+	}
+	return &metav1.LabelSelector{MatchExpressions: exprs}
 }

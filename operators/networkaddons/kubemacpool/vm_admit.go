@@ -12,12 +12,23 @@ import (
 // interface keeps the MAC it had, a changed or removed one is released once
 // the update commits. Nothing is reserved when it fails.
 func (p *Pool) MutateVM(old, vm *kubevirtv1.VirtualMachine, at time.Time) (*kubevirtv1.VirtualMachine, error) {
+	return p.mutate(old, vm, at, true)
+}
+
+// mutate is MutateVM; keep false undoes every reservation once the MACs are
+// chosen, for a dry-run request whose VM is never stored.
+func (p *Pool) mutate(old, vm *kubevirtv1.VirtualMachine, at time.Time, keep bool) (*kubevirtv1.VirtualMachine, error) {
 	out := vm.DeepCopy()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := &txn{p: p, saved: map[uint64]*entry{}}
-	if err := t.assign(old, out, at); err != nil {
+	cursor := p.current
+	err := t.assign(old, out, at)
+	if err != nil || !keep {
 		t.rollback()
+		p.current = cursor
+	}
+	if err != nil {
 		if old == nil {
 			return nil, fmt.Errorf("Failed to allocate mac to the vm object: %w", err)
 		}

@@ -23,10 +23,20 @@ type Review struct {
 // a namespace with nsLabels. A namespace the pool does not manage passes
 // unchanged.
 func (p *Pool) Admit(mode OptMode, nsLabels map[string]string, old, vm *kubevirtv1.VirtualMachine, at time.Time) (Review, error) {
+	return p.admit(mode, nsLabels, old, vm, at, true)
+}
+
+// AdmitDryRun answers as Admit would but keeps no reservation: a dry-run
+// request's VM is never stored, so nothing would ever commit or free it.
+func (p *Pool) AdmitDryRun(mode OptMode, nsLabels map[string]string, old, vm *kubevirtv1.VirtualMachine, at time.Time) (Review, error) {
+	return p.admit(mode, nsLabels, old, vm, at, false)
+}
+
+func (p *Pool) admit(mode OptMode, nsLabels map[string]string, old, vm *kubevirtv1.VirtualMachine, at time.Time, keep bool) (Review, error) {
 	if !NamespaceManaged(mode, nsLabels) {
 		return Review{Allowed: true}, nil
 	}
-	mutated, err := p.MutateVM(old, vm, at)
+	mutated, err := p.mutate(old, vm, at, keep)
 	if err != nil {
 		verb := "create"
 		if old != nil {
