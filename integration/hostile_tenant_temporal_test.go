@@ -12,16 +12,16 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/serviceerror"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/commands/temporalclient"
 	cdic "github.com/virtflow/virtflow/contracts/cdi"
 	hcoc "github.com/virtflow/virtflow/contracts/hco"
-	"github.com/virtflow/virtflow/commands/temporalclient"
 	"github.com/virtflow/virtflow/contracts/temporalauth"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/worker"
@@ -48,7 +48,7 @@ func temporalRefusesStrangers(t *testing.T, n *upRun) {
 		return err
 	}
 	require.Error(t, dial(nil), "plaintext")
-	require.Error(t, dial(&tls.Config{InsecureSkipVerify: true}), "TLS without a client certificate") //nolint:gosec
+	require.Error(t, dial(&tls.Config{InsecureSkipVerify: true}), "TLS without a client certificate")                               //nolint:gosec
 	require.Error(t, dial(&tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{selfSigned(t, "virtflow-admin")}}), //nolint:gosec
 		"a certificate named as the admin that Temporal's CA did not issue")
 

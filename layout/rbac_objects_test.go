@@ -25,8 +25,8 @@ import (
 	"github.com/virtflow/virtflow/operators/cdi/cdi"
 	"github.com/virtflow/virtflow/operators/hco/hyperconverged"
 	"github.com/virtflow/virtflow/operators/hostpathprovisioner/hostpathprovisioner"
-	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
 	"github.com/virtflow/virtflow/operators/kubevirt/kubevirt"
+	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
 	"github.com/virtflow/virtflow/operators/ssp/ssp"
 	"github.com/virtflow/virtflow/tasks"
 )
