@@ -145,11 +145,13 @@ func virtAPIRefusesForeignCertificates(t *testing.T, n *upRun) {
 	req.Header.Set("X-Remote-User", "system:admin")
 	req.Header.Set("X-Remote-Group", "system:masters")
 	resp, err := hc.Do(req)
-	if err == nil {
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s", body)
+	if err != nil {
+		requireTLSRefusal(t, err)
+		return
 	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s", body)
 }
 
 // nodeAgentRefusesStrangers: the node agent's API takes only virt-api's
@@ -167,10 +169,7 @@ func nodeAgentRefusesStrangers(t *testing.T, n *upRun) {
 		require.NoError(t, err)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := hc.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: only a TLS client gets an answer", scheme)
-		}
+		requireRefusedAtTLS(t, scheme, resp, err)
 	}
 }
 
@@ -185,4 +184,25 @@ func selfSigned(t *testing.T, cn string) tls.Certificate {
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	require.NoError(t, err)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// requireTLSRefusal: the connection reached the server and was refused in
+// the TLS handshake (not unreachable, not timed out).
+func requireTLSRefusal(t *testing.T, err error) {
+	t.Helper()
+	require.Contains(t, err.Error(), "tls", "refused in the handshake, not unreachable")
+}
+
+// requireRefusedAtTLS: a plain HTTP request to a TLS-only server is
+// answered 400, and a TLS client of another CA is refused in the handshake.
+func requireRefusedAtTLS(t *testing.T, scheme string, resp *http.Response, err error) {
+	t.Helper()
+	if scheme == "https" {
+		require.Error(t, err, "a client certificate of another CA is refused")
+		requireTLSRefusal(t, err)
+		return
+	}
+	require.NoError(t, err, "the server answers a plain request")
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "only a TLS client gets an answer")
 }
