@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -81,7 +83,7 @@ func (s settings) setup(mgr ctrl.Manager) error {
 		}
 		rebuilt.Store(true)
 		log.FromContext(ctx).Info("mac pool rebuilt", "range", r.String(), "macs", pool.Len())
-		return Handler(pool, mgr.GetClient()), nil, nil
+		return Handler(pool, namespaceReader{cache: mgr.GetClient(), api: mgr.GetAPIReader()}), nil, nil
 	}
 	// The server builds its handler, and so rebuilds the pool, on the
 	// elected replica only; readiness passes once it serves.
@@ -94,6 +96,27 @@ func expiryPeriod(wait time.Duration) time.Duration {
 		return p
 	}
 	return time.Second
+}
+
+// namespaceReader reads a namespace from the cache and, when the cache has
+// not seen it yet, from the API server: a VM created right after its
+// namespace must not be refused because the watch is a moment behind.
+type namespaceReader struct {
+	cache, api crclient.Reader
+}
+
+// Get reads obj from the cache, else from the API server.
+func (r namespaceReader) Get(ctx context.Context, key crclient.ObjectKey, obj crclient.Object, opts ...crclient.GetOption) error {
+	err := r.cache.Get(ctx, key, obj, opts...)
+	if apierrors.IsNotFound(err) {
+		return r.api.Get(ctx, key, obj, opts...)
+	}
+	return err
+}
+
+// List lists from the cache.
+func (r namespaceReader) List(ctx context.Context, list crclient.ObjectList, opts ...crclient.ListOption) error {
+	return r.cache.List(ctx, list, opts...)
 }
 
 // Handler serves the VirtualMachine webhook, reading namespaces through r.
