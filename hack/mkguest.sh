@@ -6,6 +6,12 @@
 #                   /dev/vda's virtflow-disk.txt if a disk is attached, starts a
 #                   minimal guest agent on the org.qemu.guest_agent.0 port
 #                   (guest info, users, filesystems, fsfreeze, reboot),
+#                   joins the network (virtio-net, busybox udhcpc: address,
+#                   routes, DNS and host name from DHCP; prints
+#                   VIRTFLOW-GUEST-IP <address>), serves HTTP on :80 (busybox
+#                   httpd; / answers VIRTFLOW-GUEST-HTTP <host name>) and ssh
+#                   on :22 (Debian's dropbear, root's keys taken from the
+#                   ssh_authorized_keys of a cloud-init NoCloud disk),
 #                   prints VIRTFLOW-GUEST-READY and runs a shell on the serial
 #                   console
 #   disk.raw        a 24 MiB ext2 image (no partition table) holding
@@ -24,7 +30,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v6"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v7"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -33,28 +39,89 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && apt-get download "$pkg" >/dev/null 2>&1 && dpkg-deb -x ./*.deb k)
+# dropbear and the libraries it links that the host may not have.
+(cd "$work" && mkdir debs && cd debs && apt-get download dropbear-bin libtomcrypt1 libtommath1 >/dev/null 2>&1 &&
+  for d in ./*.deb; do dpkg-deb -x "$d" ../sshroot; done)
 kver=${pkg#linux-image-}
 mods="$work/k/lib/modules/$kver/kernel"
 
 root="$work/root"
-mkdir -p "$root"/{bin,lib/modules,proc,sys,dev,mnt,tmp}
+mkdir -p "$root"/{bin,sbin,lib/modules,proc,sys,dev,mnt,tmp,etc,root/.ssh,www,cidata,etc/dropbear,var/run}
+chmod 0700 "$root/root" "$root/root/.ssh"
 cp /bin/busybox "$root/bin/busybox"
 for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev \
          drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk \
-         drivers/char/virtio_console; do
+         drivers/char/virtio_console net/core/failover drivers/net/net_failover drivers/net/virtio_net \
+         drivers/cdrom/cdrom fs/isofs/isofs; do
   cp "$mods/$m.ko" "$root/lib/modules/"
 done
+# dropbear with every library it loads, found as the loader would.
+cp "$work/sshroot/usr/sbin/dropbear" "$root/sbin/dropbear"
+LD_LIBRARY_PATH="$work/sshroot/usr/lib/x86_64-linux-gnu" ldd "$work/sshroot/usr/sbin/dropbear" |
+  awk '/=> \//{print $3}' | while read -r lib; do
+    mkdir -p "$root$(dirname "${lib#"$work/sshroot"}")"
+    cp -L "$lib" "$root${lib#"$work/sshroot"}"
+  done
+mkdir -p "$root/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$root/etc/passwd"
+printf 'root:x:0:\n' > "$root/etc/group"
+printf '/bin/sh\n' > "$root/etc/shells"
+# udhcpc's hook: the address, the default route, DNS and the host name the
+# DHCP server hands out.
+cat > "$root/bin/udhcpc-hook" <<'HOOK'
+#!/bin/busybox sh
+case "$1" in
+  deconfig) ip addr flush dev "$interface"; ip link set "$interface" up ;;
+  bound|renew)
+    ip addr flush dev "$interface"
+    ip addr add "$ip/${mask:-24}" dev "$interface"
+    [ -n "$mtu" ] && ip link set dev "$interface" mtu "$mtu"
+    for r in $router; do ip route replace default via "$r" dev "$interface"; break; done
+    : > /etc/resolv.conf
+    [ -n "$domain" ] && echo "search $domain" >> /etc/resolv.conf
+    for d in $dns; do echo "nameserver $d" >> /etc/resolv.conf; done
+    [ -n "$hostname" ] && hostname "$hostname"
+    echo "VIRTFLOW-GUEST-HTTP $(hostname)" > /www/index.html
+    echo "VIRTFLOW-GUEST-IP $ip" > /dev/console ;;
+esac
+HOOK
+chmod 0755 "$root/bin/udhcpc-hook"
+# A NoCloud disk's ssh_authorized_keys, as cloud-init would install them.
+cat > "$root/bin/nocloud-keys" <<'KEYS'
+#!/bin/busybox sh
+for dev in /dev/vd? /dev/sr?; do
+  [ -b "$dev" ] || continue
+  mount -t iso9660 -o ro "$dev" /cidata 2>/dev/null || continue
+  if [ -f /cidata/user-data ]; then
+    awk '/^ssh_authorized_keys:/{on=1; next} on && /^[ \t]*-/{sub(/^[ \t]*-[ \t]*/, ""); print; next} {on=0}' /cidata/user-data |
+      sed -e 's/^["]//' -e 's/["]$//' -e "s/^[']//" -e "s/[']$//" >> /root/.ssh/authorized_keys
+  fi
+  umount /cidata
+done
+chmod 0600 /root/.ssh/authorized_keys 2>/dev/null
+KEYS
+chmod 0755 "$root/bin/nocloud-keys"
 cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk virtio_console; do
+for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk virtio_console \
+         failover net_failover virtio_net cdrom isofs; do
   insmod /lib/modules/$m.ko 2>/dev/null
 done
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 hostname virtflow-guest
+echo "VIRTFLOW-GUEST-HTTP virtflow-guest" > /www/index.html
+ip link set lo up
 /bin/virtflow-agent &
+/bin/nocloud-keys
+if [ -e /sys/class/net/eth0 ]; then
+  udhcpc -i eth0 -s /bin/udhcpc-hook -b -t 20 -T 1 >/dev/null 2>&1
+fi
+httpd -p 80 -h /www
+/sbin/dropbear -R -E -p 22 2>/dev/null
 sleep 0.2
 if [ -b /dev/vda ] && mount -t ext2 -o ro /dev/vda /mnt 2>/dev/null; then
   cat /mnt/virtflow-disk.txt
