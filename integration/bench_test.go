@@ -92,6 +92,10 @@ func benchVM(ns, name, node string) *kubevirtv1.VirtualMachine {
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
 	vm.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	// An agent without a kubelet runs launchers outside any pod: there is
+	// no pod network to connect.
+	off := false
+	vm.Spec.Template.Spec.Domain.Devices.AutoattachPodInterface = &off
 	return vm
 }
 

@@ -31,6 +31,9 @@ func (n *Node) containerdConfig() string {
 		fmt.Sprintf("  sandbox = %q", PauseImage),
 		"[plugins.'io.containerd.cri.v1.runtime']",
 		"  restrict_oom_score_adj = true",
+		// Device nodes a device plugin hands a non-root container (the
+		// launcher's /dev/net/tun) belong to the container's user.
+		"  device_ownership_from_security_context = true",
 		"  netns_mounts_under_state_dir = true",
 		"[plugins.'io.containerd.cri.v1.runtime'.containerd]",
 		"  default_runtime_name = 'runc'",

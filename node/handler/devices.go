@@ -9,6 +9,7 @@ import (
 
 	"github.com/virtflow/virtflow/kube/vmistatus"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
+	"github.com/virtflow/virtflow/node/podnet"
 )
 
 // interfaceInfoSource says where an interface's status came from, with
@@ -34,20 +35,35 @@ func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMa
 }
 
 // reportDevices fills status.interfaces and the LiveMigratable condition
-// of a running VMI. IP addresses are left out: only a guest agent could
-// tell them, and the test guest runs none.
+// of a running VMI. The interface on the pod network reports the pod's
+// addresses, as upstream's: with masquerade they reach the guest through
+// NAT, with bridge and passt the guest holds them.
 //
 // Both follow from the spec and from claims whose access modes cannot
 // change, so they are computed once, not on every status poll.
-func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.VirtualMachineInstance) {
+func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) {
 	if hasCondition(v, kubevirtv1.VirtualMachineInstanceIsMigratable) {
 		return
 	}
 	ifaces := make([]kubevirtv1.VirtualMachineInstanceNetworkInterface, 0, len(v.Spec.Domain.Devices.Interfaces))
+	podNet := ""
+	for _, n := range v.Spec.Networks {
+		if n.Pod != nil {
+			podNet = n.Name
+		}
+	}
 	for _, iface := range v.Spec.Domain.Devices.Interfaces {
-		ifaces = append(ifaces, kubevirtv1.VirtualMachineInstanceNetworkInterface{
+		st := kubevirtv1.VirtualMachineInstanceNetworkInterface{
 			Name: iface.Name, MAC: domain.InterfaceMAC(v, iface), InfoSource: interfaceInfoSource,
-		})
+		}
+		if iface.Name == podNet && pod != nil && pod.Status.PodIP != "" {
+			st.PodInterfaceName = podnet.PodInterface
+			st.IP = pod.Status.PodIP
+			for _, ip := range pod.Status.PodIPs {
+				st.IPs = append(st.IPs, ip.IP)
+			}
+		}
+		ifaces = append(ifaces, st)
 	}
 	v.Status.Interfaces = ifaces
 	cond := vmistatus.LiveMigratable(v, func(claim string) ([]corev1.PersistentVolumeAccessMode, error) {

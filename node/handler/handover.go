@@ -36,6 +36,10 @@ func (r *podReconciler) handOver(ctx context.Context, pod *corev1.Pod) (ctrl.Res
 	if _, err := os.Stat(filepath.Join(l.dir, launcher.ConfigFile)); err == nil {
 		return ctrl.Result{}, nil
 	}
+	if st, err := launcher.ReadStatus(l.dir); err == nil && st.Exited {
+		// A launch this agent could not prepare has failed for good.
+		return ctrl.Result{}, nil
+	}
 	if _, err := os.Stat(l.dir); errors.Is(err, os.ErrNotExist) {
 		// The kubelet has not set the pod's volumes up yet.
 		return ctrl.Result{RequeueAfter: 300 * time.Millisecond}, nil
@@ -53,9 +57,15 @@ func (r *podReconciler) handOver(ctx context.Context, pod *corev1.Pod) (ctrl.Res
 	if err := r.handClaimsTo(ctx, vmi); err != nil {
 		return ctrl.Result{}, err
 	}
+	plan, err := r.connectNetwork(ctx, vmi, pod)
+	if errors.Is(err, errSandboxNotReady) {
+		return ctrl.Result{RequeueAfter: 300 * time.Millisecond}, nil
+	} else if err != nil {
+		return ctrl.Result{}, r.failLaunch(ctx, l, vmi, err)
+	}
 	cfg := launcher.Config{
 		VMI: *vmi, Dir: launcherpod.PrivateDir, DomainType: r.cfg.DomainType, UID: r.cfg.UID, GID: r.cfg.GID,
-		CacheDir: launcherpod.CacheDir, PVCPaths: podClaimPaths(vmi, pod), Pod: true,
+		CacheDir: launcherpod.CacheDir, PVCPaths: podClaimPaths(vmi, pod), Pod: true, Network: plan,
 	}
 	return ctrl.Result{}, launcher.WriteConfigAt(l.dir, cfg)
 }

@@ -53,3 +53,12 @@ func (l launcherRef) running() bool {
 	}
 	return l.pod.Status.Phase == corev1.PodPending || l.pod.Status.Phase == corev1.PodRunning
 }
+
+// networkedPod is the launcher's pod when it has a network of its own (a
+// kubelet runs it), nil on a simulated node.
+func (l launcherRef) networkedPod() *corev1.Pod {
+	if !l.kubelet {
+		return nil
+	}
+	return l.pod
+}

@@ -3,6 +3,7 @@ package handler
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -10,8 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/virtflow/virtflow/node/deviceplugin"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -39,6 +42,11 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	}
 	if err := mgr.AddReadyzCheck("agent-address", api.ready); err != nil {
 		return fmt.Errorf("adding node agent readiness: %w", err)
+	}
+	if cfg.KubeletRoot != "" {
+		if err := mgr.Add(manager.RunnableFunc(TunPlugin(cfg.KubeletRoot).Run)); err != nil {
+			return fmt.Errorf("adding the tun device plugin: %w", err)
+		}
 	}
 	if err := mgr.Add(&nodeKeeper{c: mgr.GetClient(), cfg: cfg, api: api}); err != nil {
 		return fmt.Errorf("adding node keeper: %w", err)
@@ -81,4 +89,10 @@ func prepareHostCache(cfg Config) error {
 		return fmt.Errorf("handing launcher cache to uid %d: %w", cfg.UID, err)
 	}
 	return nil
+}
+
+// TunPlugin offers /dev/net/tun to launcher pods as devices.kubevirt.io/tun:
+// qemu opens the tap device the agent made through it.
+func TunPlugin(kubeletRoot string) *deviceplugin.Plugin {
+	return &deviceplugin.Plugin{Name: "tun", Path: "/dev/net/tun", Count: 1000, Dir: filepath.Join(kubeletRoot, "device-plugins")}
 }

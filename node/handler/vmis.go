@@ -81,7 +81,7 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		return false
 	}
 	if st.State == libvirt.Running || st.State == libvirt.Paused {
-		r.reportDevices(ctx, v)
+		r.reportDevices(ctx, v, l.networkedPod())
 		r.reportAgent(ctx, v, l, st.AgentConnected)
 	}
 	switch st.State {

@@ -15,6 +15,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	"github.com/virtflow/virtflow/node/libvirt/domain"
+	"github.com/virtflow/virtflow/node/podnet"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -42,6 +43,9 @@ type Config struct {
 	// container disks and kernel-boot image are where launcherpod puts
 	// them, and it already runs as UID.
 	Pod bool `json:"pod,omitempty"`
+	// Network is how virt-handler connected the VMI's interfaces in the
+	// pod's network namespace.
+	Network podnet.Plan `json:"network,omitzero"`
 }
 
 // PVCPath is where a claim's data lives on this node.

@@ -14,6 +14,7 @@ import (
 	"github.com/virtflow/virtflow/node/libvirt"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
 	"github.com/virtflow/virtflow/wire/launcherpod"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 )
 
 // Status is what the launcher reports on its socket and, at exit, in
@@ -60,6 +61,9 @@ func run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer stop()
+	if err := serveDHCP(ctx, cfg.Network); err != nil {
+		return err
+	}
 	xml, err := DomainXML(ctx, cfg)
 	if err != nil {
 		return err
@@ -94,6 +98,7 @@ func DomainXML(ctx context.Context, cfg Config) (string, error) {
 	return domain.BuildXML(domain.Input{
 		VMI: &cfg.VMI, Type: cfg.DomainType, Sources: res.sources, Kernel: res.kernel, Initrd: res.initrd,
 		SerialLog: filepath.Join(cfg.Dir, SerialLog), VNCSocket: cfg.vncSocket(), AgentSocket: cfg.agentSocket(),
+		Network: cfg.Network,
 	})
 }
 
@@ -186,6 +191,12 @@ func writeStatus(dir string, st Status) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, StatusFile), data, 0o644)
+}
+
+// WriteFailedStart records, for a launcher that will never start the
+// VMI's domain, why: virt-handler could not prepare what it needs.
+func WriteFailedStart(dir string, vmi *kubevirtv1.VirtualMachineInstance, cause error) error {
+	return writeStatus(dir, Status{Domain: domain.Name(vmi), State: libvirt.Shutoff, Exited: true, Message: cause.Error()})
 }
 
 // ReadStatus reads the status a launcher left at exit.

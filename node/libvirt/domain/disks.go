@@ -3,7 +3,9 @@ package domain
 import (
 	"crypto/sha256"
 	"fmt"
+	"strings"
 
+	"github.com/virtflow/virtflow/node/podnet"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"libvirt.org/go/libvirtxml"
 )
@@ -125,25 +127,75 @@ func letters(n int) string {
 	return s
 }
 
-// addInterfaces gives each interface on the pod network user-mode
-// networking, which a session-mode libvirt can set up without privileges.
-func addInterfaces(dom *libvirtxml.Domain, vmi *kubevirtv1.VirtualMachineInstance) {
-	for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
+// addInterfaces connects each interface as the node agent prepared it: a
+// tap device it created in the pod (masquerade, bridge), or passt, which
+// libvirt starts. An interface without a prepared network is refused
+// rather than given qemu's user-mode networking; only a simulated domain,
+// which runs no guest, takes it unconnected.
+func addInterfaces(dom *libvirtxml.Domain, in Input) error {
+	for _, iface := range in.VMI.Spec.Domain.Devices.Interfaces {
 		model := iface.Model
 		if model == "" {
 			model = "virtio"
 		}
 		i := libvirtxml.DomainInterface{
-			Source: &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}},
-			Model:  &libvirtxml.DomainInterfaceModel{Type: model},
-			Alias:  &libvirtxml.DomainAlias{Name: "ua-" + iface.Name},
+			Model: &libvirtxml.DomainInterfaceModel{Type: model},
+			Alias: &libvirtxml.DomainAlias{Name: "ua-" + iface.Name},
+			MAC:   &libvirtxml.DomainInterfaceMAC{Address: InterfaceMAC(in.VMI, iface)},
 		}
-		i.MAC = &libvirtxml.DomainInterfaceMAC{Address: InterfaceMAC(vmi, iface)}
+		if err := connectInterface(&i, iface.Name, in); err != nil {
+			return err
+		}
 		if iface.BootOrder != nil {
 			i.Boot = &libvirtxml.DomainDeviceBoot{Order: *iface.BootOrder}
 		}
 		dom.Devices.Interfaces = append(dom.Devices.Interfaces, i)
 	}
+	return nil
+}
+
+func connectInterface(i *libvirtxml.DomainInterface, name string, in Input) error {
+	var plan *podnet.Interface
+	for k := range in.Network.Interfaces {
+		if in.Network.Interfaces[k].Name == name {
+			plan = &in.Network.Interfaces[k]
+		}
+	}
+	switch {
+	case plan == nil && in.Type == Simulated:
+		i.Source = &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}}
+	case plan == nil:
+		return fmt.Errorf("interface %s is not connected to any network on this node", name)
+	case plan.Binding == podnet.Passt:
+		i.Source = &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}}
+		i.Backend = &libvirtxml.DomainInterfaceBackend{Type: "passt"}
+		i.PortForward = passtPorts(plan.Ports)
+	default:
+		i.Source = &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}}
+		i.Target = &libvirtxml.DomainInterfaceTarget{Dev: plan.Tap, Managed: "no"}
+	}
+	if plan != nil && plan.MTU > 0 {
+		i.MTU = &libvirtxml.DomainInterfaceMTU{Size: uint(plan.MTU)}
+	}
+	return nil
+}
+
+// passtPorts forwards the interface's ports to the guest, all TCP and UDP
+// ports when it lists none, as upstream's passt binding.
+func passtPorts(ports []kubevirtv1.Port) []libvirtxml.DomainInterfaceSourcePortForward {
+	if len(ports) == 0 {
+		return []libvirtxml.DomainInterfaceSourcePortForward{{Proto: "tcp"}, {Proto: "udp"}}
+	}
+	var out []libvirtxml.DomainInterfaceSourcePortForward
+	for _, p := range ports {
+		proto := strings.ToLower(p.Protocol)
+		if proto == "" {
+			proto = "tcp"
+		}
+		out = append(out, libvirtxml.DomainInterfaceSourcePortForward{Proto: proto,
+			Ranges: []libvirtxml.DomainInterfaceSourcePortForwardRange{{Start: uint(p.Port)}}})
+	}
+	return out
 }
 
 // InterfaceMAC is the interface's MAC address: the one the spec asks for,

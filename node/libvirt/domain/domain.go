@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virtflow/virtflow/node/podnet"
 	"k8s.io/apimachinery/pkg/api/resource"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"libvirt.org/go/libvirtxml"
@@ -63,6 +64,8 @@ type Input struct {
 	AgentSocket string
 	// Emulator is the qemu binary; empty lets libvirt choose.
 	Emulator string
+	// Network is how the node agent connected the interfaces.
+	Network podnet.Plan
 }
 
 // Name is the libvirt domain name of a VMI: namespace and name, as upstream
@@ -104,7 +107,9 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 	addConsole(dom, in)
 	addGraphics(dom, in)
 	addAgentChannel(dom, in)
-	addInterfaces(dom, in.VMI)
+	if err := addInterfaces(dom, in); err != nil {
+		return nil, err
+	}
 	dom.Devices.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
 	return dom, nil
 }

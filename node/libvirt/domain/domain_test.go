@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/virtflow/virtflow/node/podnet"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -106,13 +107,28 @@ func TestBuildValidSpecs(t *testing.T) {
 			require.Equal(t, "/dev/vg/root", root.Source.Block.Dev)
 			require.Equal(t, "raw", root.Driver.Type)
 		}},
-		{"interface", func(in *Input) {
+		{"interface on the tap the node agent made", func(in *Input) {
 			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default", MacAddress: "02:00:00:00:00:01"}}
+			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Masquerade, Tap: "tap0", MTU: 1450}}
 		}, func(t *testing.T, d *libvirtxml.Domain) {
 			i := d.Devices.Interfaces[0]
-			require.NotNil(t, i.Source.User)
+			require.NotNil(t, i.Source.Ethernet)
+			require.Nil(t, i.Source.User, "never qemu's user-mode networking")
+			require.Equal(t, "tap0", i.Target.Dev)
+			require.Equal(t, "no", i.Target.Managed, "libvirt must not touch a tap it cannot own")
+			require.Equal(t, uint(1450), i.MTU.Size)
 			require.Equal(t, "virtio", i.Model.Type)
 			require.Equal(t, "02:00:00:00:00:01", i.MAC.Address)
+		}},
+		{"passt binding", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
+			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Passt, Ports: []kubevirtv1.Port{{Port: 80}}}}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			i := d.Devices.Interfaces[0]
+			require.Equal(t, "passt", i.Backend.Type)
+			require.Len(t, i.PortForward, 1)
+			require.Equal(t, "tcp", i.PortForward[0].Proto)
+			require.Equal(t, uint(80), i.PortForward[0].Ranges[0].Start)
 		}},
 		{"vnc display on a socket", func(in *Input) { in.VNCSocket = "/run/vmi/vnc.sock" }, func(t *testing.T, d *libvirtxml.Domain) {
 			require.Len(t, d.Devices.Graphics, 1)
@@ -134,6 +150,7 @@ func TestBuildValidSpecs(t *testing.T) {
 			require.Empty(t, d.Devices.Videos)
 		}},
 		{"derived MAC is stable and locally administered", func(in *Input) {
+			in.Type = Simulated
 			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}, {Name: "second"}}
 		}, func(t *testing.T, d *libvirtxml.Domain) {
 			a, b := d.Devices.Interfaces[0].MAC.Address, d.Devices.Interfaces[1].MAC.Address
@@ -193,6 +210,9 @@ func TestBuildRejectsInvalidSpecs(t *testing.T) {
 		{"kernel not resolved", func(in *Input) {
 			in.VMI.Spec.Domain.Firmware = &kubevirtv1.Firmware{KernelBoot: &kubevirtv1.KernelBoot{}}
 		}, "kernel image was not resolved"},
+		{"interface nobody connected", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
+		}, "interface default is not connected to any network on this node"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

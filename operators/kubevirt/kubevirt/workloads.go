@@ -113,6 +113,9 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 				ObjectMeta: metav1.ObjectMeta{Labels: l},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: "kubevirt-handler", Containers: []corev1.Container{c}, Volumes: vols,
+					// Launcher pods' network namespaces are reached through
+					// their processes, as upstream's virt-handler does.
+					HostPID: true,
 					Tolerations: []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}},
 				},
 			},

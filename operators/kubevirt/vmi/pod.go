@@ -1,7 +1,9 @@
 package vmi
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,12 +51,9 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 	}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      launcherPodName(vmi),
-			Namespace: vmi.Namespace,
-			Labels: map[string]string{
-				kubevirtv1.AppLabel: LauncherLabel, kubevirtv1.CreatedByLabel: string(vmi.UID),
-				"vm.kubevirt.io/name": vmi.Name,
-			},
+			Name:        launcherPodName(vmi),
+			Namespace:   vmi.Namespace,
+			Labels:      podLabels(vmi),
 			Annotations: map[string]string{kubevirtv1.DomainAnnotation: vmi.Name},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: kubevirtv1.GroupVersion.String(), Kind: "VirtualMachineInstance",
@@ -81,9 +80,7 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 				// A launcher that dies says why in its log; the kubelet keeps
 				// the tail as the termination message the VMI then carries.
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceMemory: mem, corev1.ResourceCPU: cpu,
-				}},
+				Resources:                podResources(vmi, mem, cpu),
 				SecurityContext: &corev1.SecurityContext{
 					Privileged: &no, AllowPrivilegeEscalation: &no,
 					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -153,4 +150,45 @@ func vcpuCount(vmi *kubevirtv1.VirtualMachineInstance) int64 {
 		}
 	}
 	return n
+}
+
+// TunResource is the device plugin resource a launcher needs to open its
+// guest's tap devices.
+const TunResource corev1.ResourceName = "devices.kubevirt.io/tun"
+
+// podResources requests the guest's memory and CPU and, when the guest has
+// an interface, the tun device, as upstream's launcher pods.
+func podResources(vmi *kubevirtv1.VirtualMachineInstance, mem, cpu resource.Quantity) corev1.ResourceRequirements {
+	r := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: cpu}}
+	auto := vmi.Spec.Domain.Devices.AutoattachPodInterface
+	if len(vmi.Spec.Domain.Devices.Interfaces) > 0 || auto == nil || *auto {
+		one := resource.MustParse("1")
+		r.Requests[TunResource] = one
+		r.Limits = corev1.ResourceList{TunResource: one}
+	}
+	return r
+}
+
+// podLabels are the VMI's own labels, which Services select, with the
+// launcher's: upstream's virtctl expose selects vmi.kubevirt.io/id.
+func podLabels(vmi *kubevirtv1.VirtualMachineInstance) map[string]string {
+	l := map[string]string{}
+	for k, v := range vmi.Labels {
+		l[k] = v
+	}
+	l[kubevirtv1.AppLabel] = LauncherLabel
+	l[kubevirtv1.CreatedByLabel] = string(vmi.UID)
+	l["vm.kubevirt.io/name"] = vmi.Name
+	l[kubevirtv1.VirtualMachineInstanceIDLabel] = instanceID(vmi.Name)
+	return l
+}
+
+// instanceID is the VMI's name as a label value: names longer than a
+// label allows are cut and suffixed with a hash of the whole, as upstream.
+func instanceID(name string) string {
+	if len(name) <= 63 {
+		return name
+	}
+	sum := sha1.Sum([]byte(name))
+	return name[:54] + "-" + hex.EncodeToString(sum[:])[:8]
 }

@@ -1,0 +1,90 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// httpGet fetches url until it answers 200 or the minute passes, and
+// returns the body.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	c := &http.Client{Timeout: 3 * time.Second}
+	var body string
+	var last error
+	require.Eventually(t, func() bool {
+		resp, err := c.Get(url)
+		if err != nil {
+			last = err
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		last = fmt.Errorf("status %d: %s", resp.StatusCode, body)
+		return resp.StatusCode == http.StatusOK
+	}, 2*time.Minute, time.Second, "GET %s never answered: %v", url, last)
+	return body
+}
+
+// TestAMasqueradeGuestServesHTTPByItsIPAClusterIPAndANodePort: the guest
+// gets its address from the launcher's DHCP server, the VMI reports the
+// pod's address, and the guest's web server answers the host through the
+// pod's NAT, a ClusterIP and a NodePort that upstream's virtctl expose
+// made.
+func TestAMasqueradeGuestServesHTTPByItsIPAClusterIPAndANodePort(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	ns := n.namespace(t)
+	vm := testGuestVM("web", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
+	key := crclient.ObjectKeyFromObject(vm)
+	vmi := runningVMI(t, n.c, key)
+	require.Len(t, vmi.Spec.Domain.Devices.Interfaces, 1)
+	require.NotNil(t, vmi.Spec.Domain.Devices.Interfaces[0].Masquerade, "the default interface is masquerade")
+
+	var ip string
+	require.Eventually(t, func() bool {
+		got := &kubevirtv1.VirtualMachineInstance{}
+		if n.c.Get(ctx, key, got) != nil || len(got.Status.Interfaces) != 1 {
+			return false
+		}
+		ip = got.Status.Interfaces[0].IP
+		return ip != "" && got.Status.Interfaces[0].PodInterfaceName == "eth0"
+	}, time.Minute, 200*time.Millisecond)
+	pods := &corev1.PodList{}
+	require.NoError(t, n.c.List(ctx, pods, crclient.InNamespace(ns), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}))
+	require.Len(t, pods.Items, 1)
+	require.Equal(t, pods.Items[0].Status.PodIP, ip, "a masquerade interface reports the pod's address")
+
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP web", strings.TrimSpace(httpGet(t, "http://"+ip+"/")),
+		"the guest took its host name from DHCP and answers through the pod's NAT")
+
+	u := newUpstreamVirtctl(t, n.kubeconfig, ns)
+	out := u.run(t, "expose", "vm", "web", "--name", "web", "--port", "80")
+	require.Contains(t, out, "Service web successfully created for vm web")
+	svc := &corev1.Service{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKey{Namespace: ns, Name: "web"}, svc))
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP web", strings.TrimSpace(httpGet(t, "http://"+svc.Spec.ClusterIP+"/")))
+
+	u.run(t, "expose", "vmi", "web", "--name", "web-np", "--port", "8080", "--target-port", "80", "--type", "NodePort")
+	np := &corev1.Service{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKey{Namespace: ns, Name: "web-np"}, np))
+	port := np.Spec.Ports[0].NodePort
+	require.NotZero(t, port)
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP web", strings.TrimSpace(httpGet(t, fmt.Sprintf("http://%s:%d/", pods.Items[0].Status.HostIP, port))))
+}

@@ -1,0 +1,207 @@
+package podnet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strconv"
+
+	kubevirtv1 "kubevirt.io/api/core/v1"
+)
+
+// Names in the pod's namespace, as upstream's.
+const (
+	// PodBridge is the bridge the guest's tap hangs on.
+	PodBridge = "k6t-eth0"
+	// podTap is the pod network interface's tap device.
+	podTap = "tap0"
+	// podNIC is what the pod's eth0 is renamed to when a bridge binding
+	// enslaves it.
+	podNIC = "eth0-nic"
+	// bridgeMAC is the pod-side bridge's MAC; admission refuses it for
+	// a guest.
+	bridgeMAC = "02:00:00:00:00:00"
+)
+
+// Owner is the user qemu runs as, who must be able to open the tap.
+type Owner struct{ UID, GID int }
+
+// Configure prepares the pod's namespace for the VMI's pod network
+// interface and returns the plan the launcher follows. It may run again
+// on a namespace it prepared (a restarted node agent) and leaves it as
+// the first run did. mac is the guest's MAC address for that interface.
+func Configure(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMachineInstance, mac string, owner Owner) (Plan, error) {
+	iface, binding, ok, err := podInterfaceFor(vmi)
+	if err != nil || !ok {
+		return Plan{}, err
+	}
+	// Ports below 1024: the launcher's DHCP server, and passt's forwards.
+	if err := ns.sysctl(ctx, "net.ipv4.ip_unprivileged_port_start", "0"); err != nil {
+		return Plan{}, err
+	}
+	plan := Interface{Name: iface.Name, Binding: binding, MAC: mac, Hostname: Hostname(vmi), Ports: iface.Ports}
+	switch binding {
+	case Masquerade:
+		err = configureMasquerade(ctx, ns, &plan, owner)
+	case Bridge:
+		err = configureBridge(ctx, ns, &plan, owner)
+	case Passt:
+		plan.MTU, err = linkMTU(ctx, ns, PodInterface)
+	}
+	if err != nil {
+		return Plan{}, fmt.Errorf("connecting interface %s (%s binding): %w", iface.Name, binding, err)
+	}
+	return Plan{Interfaces: []Interface{plan}}, nil
+}
+
+func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, owner Owner) error {
+	mtu, err := linkMTU(ctx, ns, PodInterface)
+	if err != nil {
+		return err
+	}
+	if err := ensureBridge(ctx, ns, mtu, MasqueradeGateway); err != nil {
+		return err
+	}
+	if err := ensureTap(ctx, ns, mtu, owner); err != nil {
+		return err
+	}
+	for _, kv := range [][2]string{{"net.ipv4.ip_forward", "1"}, {"net.ipv4.conf.all.route_localnet", "1"}} {
+		if err := ns.sysctl(ctx, kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	// Declaring the table first makes the delete succeed on a first run:
+	// the ruleset is replaced whole, atomically.
+	rules := "table ip nat {}\ndelete table ip nat\n" + masqueradeRules(PodBridge, plan.Ports)
+	if _, err := ns.run(ctx, rules, "nft", "-f", "-"); err != nil {
+		return fmt.Errorf("installing NAT rules: %w", err)
+	}
+	plan.Tap, plan.Bridge, plan.MTU = podTap, PodBridge, mtu
+	plan.GuestAddress, plan.Gateway, plan.ServerAddress = MasqueradeGuest, MasqueradeGateway.Addr(), MasqueradeGateway.Addr()
+	return nil
+}
+
+// configureBridge hands the pod's address to the guest: eth0 loses it and
+// joins a bridge with the guest's tap, so the guest is on the pod network
+// itself.
+func configureBridge(ctx context.Context, ns Netns, plan *Interface, owner Owner) error {
+	if _, err := ns.ip(ctx, "link", "show", "dev", podNIC); err == nil {
+		return fmt.Errorf("the pod interface was already handed to a guest (%s exists) and its address is gone", podNIC)
+	}
+	mtu, err := linkMTU(ctx, ns, PodInterface)
+	if err != nil {
+		return err
+	}
+	addr, err := linkAddress(ctx, ns, PodInterface)
+	if err != nil {
+		return err
+	}
+	gw, err := defaultGateway(ctx, ns)
+	if err != nil {
+		return err
+	}
+	if err := ensureBridge(ctx, ns, mtu, bridgeLinkLocal); err != nil {
+		return err
+	}
+	if err := ensureTap(ctx, ns, mtu, owner); err != nil {
+		return err
+	}
+	steps := [][]string{
+		{"addr", "flush", "dev", PodInterface},
+		{"link", "set", "dev", PodInterface, "down"},
+		{"link", "set", "dev", PodInterface, "name", podNIC},
+		{"link", "set", "dev", podNIC, "master", PodBridge, "up"},
+	}
+	for _, s := range steps {
+		if _, err := ns.ip(ctx, s...); err != nil {
+			return err
+		}
+	}
+	plan.Tap, plan.Bridge, plan.MTU = podTap, PodBridge, mtu
+	plan.GuestAddress, plan.Gateway, plan.ServerAddress = addr, gw, bridgeLinkLocal.Addr()
+	return nil
+}
+
+func ensureBridge(ctx context.Context, ns Netns, mtu int, addr netip.Prefix) error {
+	if _, err := ns.ip(ctx, "link", "show", "dev", PodBridge); err != nil {
+		if _, err := ns.ip(ctx, "link", "add", "name", PodBridge, "type", "bridge"); err != nil {
+			return err
+		}
+	}
+	for _, s := range [][]string{
+		{"link", "set", "dev", PodBridge, "address", bridgeMAC, "mtu", strconv.Itoa(mtu)},
+		{"addr", "replace", addr.String(), "dev", PodBridge},
+		{"link", "set", "dev", PodBridge, "up"},
+	} {
+		if _, err := ns.ip(ctx, s...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ensureTap(ctx context.Context, ns Netns, mtu int, owner Owner) error {
+	if _, err := ns.ip(ctx, "link", "show", "dev", podTap); err != nil {
+		_, err := ns.ip(ctx, "tuntap", "add", "dev", podTap, "mode", "tap", "user", strconv.Itoa(owner.UID),
+			"group", strconv.Itoa(owner.GID), "vnet_hdr")
+		if err != nil {
+			return err
+		}
+	}
+	_, err := ns.ip(ctx, "link", "set", "dev", podTap, "master", PodBridge, "mtu", strconv.Itoa(mtu), "up")
+	return err
+}
+
+type ipLink struct {
+	MTU      int `json:"mtu"`
+	AddrInfo []struct {
+		Family    string `json:"family"`
+		Local     string `json:"local"`
+		PrefixLen int    `json:"prefixlen"`
+	} `json:"addr_info"`
+}
+
+func showLink(ctx context.Context, ns Netns, dev string) (ipLink, error) {
+	out, err := ns.ip(ctx, "-j", "addr", "show", "dev", dev)
+	if err != nil {
+		return ipLink{}, err
+	}
+	var links []ipLink
+	if err := json.Unmarshal([]byte(out), &links); err != nil || len(links) != 1 {
+		return ipLink{}, fmt.Errorf("reading %s: unexpected ip output %q", dev, out)
+	}
+	return links[0], nil
+}
+
+func linkMTU(ctx context.Context, ns Netns, dev string) (int, error) {
+	l, err := showLink(ctx, ns, dev)
+	return l.MTU, err
+}
+
+func linkAddress(ctx context.Context, ns Netns, dev string) (netip.Prefix, error) {
+	l, err := showLink(ctx, ns, dev)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	for _, a := range l.AddrInfo {
+		if a.Family == "inet" {
+			return netip.ParsePrefix(a.Local + "/" + strconv.Itoa(a.PrefixLen))
+		}
+	}
+	return netip.Prefix{}, fmt.Errorf("%s has no IPv4 address", dev)
+}
+
+func defaultGateway(ctx context.Context, ns Netns) (netip.Addr, error) {
+	out, err := ns.ip(ctx, "-j", "-4", "route", "show", "default")
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	var routes []struct {
+		Gateway string `json:"gateway"`
+	}
+	if err := json.Unmarshal([]byte(out), &routes); err != nil || len(routes) == 0 || routes[0].Gateway == "" {
+		return netip.Addr{}, fmt.Errorf("the pod has no default gateway (ip route: %q)", out)
+	}
+	return netip.ParseAddr(routes[0].Gateway)
+}
