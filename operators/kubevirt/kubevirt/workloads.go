@@ -115,7 +115,7 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 					ServiceAccountName: "kubevirt-handler", Containers: []corev1.Container{c}, Volumes: vols,
 					// Launcher pods' network namespaces are reached through
 					// their processes, as upstream's virt-handler does.
-					HostPID: true,
+					HostPID:     true,
 					Tolerations: []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}},
 				},
 			},
