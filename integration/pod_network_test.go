@@ -6,7 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,19 +52,21 @@ func TestAMasqueradeGuestServesHTTPByItsIPAClusterIPAndANodePort(t *testing.T) {
 	n := onNode(t)
 	ctx := context.Background()
 	ns := n.namespace(t)
+	key := sshKey(t)
 	vm := testGuestVM("web", kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
+	withAuthorizedKey(vm, key)
 	require.NoError(t, n.c.Create(ctx, vm))
 	defer deleteVM(t, n.c, vm)
-	key := crclient.ObjectKeyFromObject(vm)
-	vmi := runningVMI(t, n.c, key)
+	vmKey := crclient.ObjectKeyFromObject(vm)
+	vmi := runningVMI(t, n.c, vmKey)
 	require.Len(t, vmi.Spec.Domain.Devices.Interfaces, 1)
 	require.NotNil(t, vmi.Spec.Domain.Devices.Interfaces[0].Masquerade, "the default interface is masquerade")
 
 	var ip string
 	require.Eventually(t, func() bool {
 		got := &kubevirtv1.VirtualMachineInstance{}
-		if n.c.Get(ctx, key, got) != nil || len(got.Status.Interfaces) != 1 {
+		if n.c.Get(ctx, vmKey, got) != nil || len(got.Status.Interfaces) != 1 {
 			return false
 		}
 		ip = got.Status.Interfaces[0].IP
@@ -87,4 +93,46 @@ func TestAMasqueradeGuestServesHTTPByItsIPAClusterIPAndANodePort(t *testing.T) {
 	port := np.Spec.Ports[0].NodePort
 	require.NotZero(t, port)
 	require.Equal(t, "VIRTFLOW-GUEST-HTTP web", strings.TrimSpace(httpGet(t, fmt.Sprintf("http://%s:%d/", pods.Items[0].Status.HostIP, port))))
+
+	local := freePort(t)
+	pf := u.command("port-forward", "vm/web", fmt.Sprintf("%d:80", local))
+	require.NoError(t, pf.Start())
+	defer func() { _ = pf.Process.Kill(); _ = pf.Wait() }()
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP web", strings.TrimSpace(httpGet(t, fmt.Sprintf("http://127.0.0.1:%d/", local))),
+		"upstream virtctl port-forward reaches the guest through virt-api")
+
+	out = u.run(t, "ssh", "-i", key, "--local-ssh-opts=-o StrictHostKeyChecking=no", "--local-ssh-opts=-o UserKnownHostsFile=/dev/null",
+		"root@vm/web", "-c", "hostname; cat /proc/sys/kernel/ostype")
+	require.Contains(t, out, "web\nLinux", "upstream virtctl ssh runs the command in the guest")
+}
+
+// sshKey makes an ed25519 key pair and returns the private key's path.
+func sshKey(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "id_ed25519")
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return path
+}
+
+// withAuthorizedKey gives the VM a NoCloud disk authorizing the key for
+// root, as cloud-init's ssh_authorized_keys.
+func withAuthorizedKey(vm *kubevirtv1.VirtualMachine, private string) {
+	pub, err := os.ReadFile(private + ".pub")
+	if err != nil {
+		panic(err)
+	}
+	spec := &vm.Spec.Template.Spec
+	spec.Volumes = append(spec.Volumes, kubevirtv1.Volume{Name: "cloudinitdisk", VolumeSource: kubevirtv1.VolumeSource{
+		CloudInitNoCloud: &kubevirtv1.CloudInitNoCloudSource{UserData: "#cloud-config\nssh_authorized_keys:\n  - " + strings.TrimSpace(string(pub)) + "\n"},
+	}})
+	spec.Domain.Devices.Disks = append(spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: "cloudinitdisk",
+		DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}}})
+}
+
+// freePort is a TCP port nothing listens on at the moment.
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/virtflow/virtflow/node/csi/registrar"
+	"github.com/virtflow/virtflow/node/registrar"
 )
 
 // runRegistrar is the CSI node registrar sidecar, with node-driver-

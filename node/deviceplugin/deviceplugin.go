@@ -12,11 +12,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
+	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
+
+	"github.com/virtflow/virtflow/node/registrar"
 )
 
 // ResourcePrefix is the resource group of upstream's device plugins.
@@ -32,14 +33,16 @@ type Plugin struct {
 	Path string
 	// Count is how many pods may hold it at once.
 	Count int
-	// Dir is the kubelet's device-plugins directory.
-	Dir string
+	// KubeletRoot is the kubelet's root directory (--root-dir).
+	KubeletRoot string
 }
 
 // Resource is the extended resource name pods request.
 func (p *Plugin) Resource() string { return ResourcePrefix + p.Name }
 
-func (p *Plugin) socket() string { return filepath.Join(p.Dir, "kubevirt-"+p.Name+".sock") }
+func (p *Plugin) socket() string {
+	return filepath.Join(p.KubeletRoot, "plugins", "kubevirt-"+p.Name, "device.sock")
+}
 
 // GetDevicePluginOptions says the plugin needs no pre-start call.
 func (p *Plugin) GetDevicePluginOptions(context.Context, *pluginapi.Empty) (*pluginapi.DevicePluginOptions, error) {
@@ -80,25 +83,23 @@ func (p *Plugin) PreStartContainer(context.Context, *pluginapi.PreStartContainer
 	return &pluginapi.PreStartContainerResponse{}, nil
 }
 
-// Run serves the plugin and registers it with the kubelet until ctx ends.
-// A kubelet that restarts removes the plugins' sockets: the plugin then
-// serves and registers again, as the device plugin API expects.
+// Run serves the plugin and announces it in the kubelet's plugin
+// registry until ctx ends. The registry is under the kubelet's root
+// directory, unlike the device-plugins directory the kubelet fixes at
+// /var/lib/kubelet, so several kubelets on one host each find their own.
 func (p *Plugin) Run(ctx context.Context) error {
-	for {
-		srv, err := p.serve()
-		if err != nil {
-			return err
-		}
-		if err := p.register(ctx); err != nil {
-			srv.Stop()
-			return err
-		}
-		gone := p.waitSocketGone(ctx)
-		srv.Stop()
-		if !gone {
-			return nil
-		}
+	if err := os.MkdirAll(filepath.Dir(p.socket()), 0o750); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(p.socket()), err)
 	}
+	srv, err := p.serve()
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	return registrar.Run(ctx, registrar.Config{
+		DriverName: p.Resource(), Endpoint: p.socket(), RegistrationDir: filepath.Join(p.KubeletRoot, "plugins_registry"),
+		Type: registerapi.DevicePlugin, Versions: []string{pluginapi.Version},
+	})
 }
 
 func (p *Plugin) serve() (*grpc.Server, error) {
@@ -113,39 +114,4 @@ func (p *Plugin) serve() (*grpc.Server, error) {
 	pluginapi.RegisterDevicePluginServer(srv, p)
 	go func() { _ = srv.Serve(l) }()
 	return srv, nil
-}
-
-func (p *Plugin) register(ctx context.Context) error {
-	kubelet := filepath.Join(p.Dir, "kubelet.sock")
-	conn, err := grpc.NewClient("unix://"+kubelet, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return fmt.Errorf("connecting to the kubelet at %s: %w", kubelet, err)
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	_, err = pluginapi.NewRegistrationClient(conn).Register(ctx, &pluginapi.RegisterRequest{
-		Version: pluginapi.Version, Endpoint: filepath.Base(p.socket()), ResourceName: p.Resource(),
-	}, grpc.WaitForReady(true))
-	if err != nil {
-		return fmt.Errorf("registering %s with the kubelet: %w", p.Resource(), err)
-	}
-	return nil
-}
-
-// waitSocketGone returns true when the plugin's socket disappears, false
-// when ctx ends first.
-func (p *Plugin) waitSocketGone(ctx context.Context) bool {
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-			if _, err := os.Stat(p.socket()); errors.Is(err, os.ErrNotExist) {
-				return true
-			}
-		}
-	}
 }

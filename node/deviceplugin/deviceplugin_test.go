@@ -2,7 +2,6 @@ package deviceplugin
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,44 +11,41 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
+	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
 )
 
-// kubelet records the registrations it receives.
-type kubelet struct {
-	pluginapi.UnimplementedRegistrationServer
-	got chan *pluginapi.RegisterRequest
+func dial(t *testing.T, path string) *grpc.ClientConn {
+	conn, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
 
-func (k *kubelet) Register(_ context.Context, r *pluginapi.RegisterRequest) (*pluginapi.Empty, error) {
-	k.got <- r
-	return &pluginapi.Empty{}, nil
-}
-
-func TestThePluginRegistersHandsOutTheDeviceAndRegistersAgainAfterAKubeletRestart(t *testing.T) {
-	dir, err := os.MkdirTemp("", "dp")
+// TestTheKubeletFindsThePluginInItsRegistryAndGetsTheDevice plays the
+// kubelet: it finds the registration socket, asks what it announces, and
+// allocates the device through the endpoint it names.
+func TestTheKubeletFindsThePluginInItsRegistryAndGetsTheDevice(t *testing.T) {
+	root, err := os.MkdirTemp("", "kl")
 	require.NoError(t, err)
-	defer os.RemoveAll(dir)
-	l, err := net.Listen("unix", filepath.Join(dir, "kubelet.sock"))
-	require.NoError(t, err)
-	k := &kubelet{got: make(chan *pluginapi.RegisterRequest, 4)}
-	srv := grpc.NewServer()
-	pluginapi.RegisterRegistrationServer(srv, k)
-	go func() { _ = srv.Serve(l) }()
-	defer srv.Stop()
-
-	p := &Plugin{Name: "tun", Path: "/dev/null", Count: 3, Dir: dir}
+	defer os.RemoveAll(root)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plugins_registry"), 0o755))
+	p := &Plugin{Name: "tun", Path: "/dev/null", Count: 3, KubeletRoot: root}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = p.Run(ctx) }()
-	reg := <-k.got
-	require.Equal(t, "devices.kubevirt.io/tun", reg.ResourceName)
-	require.Equal(t, "kubevirt-tun.sock", reg.Endpoint)
-	require.Equal(t, pluginapi.Version, reg.Version)
 
-	conn, err := grpc.NewClient("unix://"+filepath.Join(dir, reg.Endpoint), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	sock := filepath.Join(root, "plugins_registry", "devices.kubevirt.io_tun-reg.sock")
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(sock)
+		return err == nil
+	}, 5*time.Second, 20*time.Millisecond)
+	info, err := registerapi.NewRegistrationClient(dial(t, sock)).GetInfo(ctx, &registerapi.InfoRequest{})
 	require.NoError(t, err)
-	defer conn.Close()
-	c := pluginapi.NewDevicePluginClient(conn)
+	require.Equal(t, registerapi.DevicePlugin, info.Type)
+	require.Equal(t, "devices.kubevirt.io/tun", info.Name)
+	require.Equal(t, []string{pluginapi.Version}, info.SupportedVersions)
+
+	c := pluginapi.NewDevicePluginClient(dial(t, info.Endpoint))
 	stream, err := c.ListAndWatch(ctx, &pluginapi.Empty{})
 	require.NoError(t, err)
 	list, err := stream.Recv()
@@ -60,13 +56,5 @@ func TestThePluginRegistersHandsOutTheDeviceAndRegistersAgainAfterAKubeletRestar
 	require.NoError(t, err)
 	require.Equal(t, "/dev/null", resp.ContainerResponses[0].Devices[0].HostPath)
 	require.Equal(t, "/dev/null", resp.ContainerResponses[0].Devices[0].ContainerPath)
-
-	// A restarted kubelet clears the directory's sockets.
-	require.NoError(t, os.Remove(filepath.Join(dir, reg.Endpoint)))
-	select {
-	case again := <-k.got:
-		require.Equal(t, "devices.kubevirt.io/tun", again.ResourceName)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the plugin did not register again")
-	}
+	require.Equal(t, "rw", resp.ContainerResponses[0].Devices[0].Permissions)
 }

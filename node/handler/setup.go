@@ -3,7 +3,6 @@ package handler
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -94,5 +93,5 @@ func prepareHostCache(cfg Config) error {
 // TunPlugin offers /dev/net/tun to launcher pods as devices.kubevirt.io/tun:
 // qemu opens the tap device the agent made through it.
 func TunPlugin(kubeletRoot string) *deviceplugin.Plugin {
-	return &deviceplugin.Plugin{Name: "tun", Path: "/dev/net/tun", Count: 1000, Dir: filepath.Join(kubeletRoot, "device-plugins")}
+	return &deviceplugin.Plugin{Name: "tun", Path: "/dev/net/tun", Count: 1000, KubeletRoot: kubeletRoot}
 }

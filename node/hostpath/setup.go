@@ -16,7 +16,7 @@ import (
 
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
 	"github.com/virtflow/virtflow/node/csi"
-	"github.com/virtflow/virtflow/node/csi/registrar"
+	"github.com/virtflow/virtflow/node/registrar"
 )
 
 // Setup adds the node's hostpath provisioner to a manager: the CSI driver

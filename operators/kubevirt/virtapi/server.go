@@ -75,6 +75,8 @@ func (s *Server) vmRoutes(mux *http.ServeMux, vm string) {
 	}))
 	mux.HandleFunc("GET "+vm+"expand-spec", s.expandVM)
 	mux.HandleFunc("GET "+vm+"objectgraph", s.objectGraph(false))
+	mux.HandleFunc("GET "+vm+"portforward/{port}", s.portForward(true))
+	mux.HandleFunc("GET "+vm+"portforward/{port}/{protocol}", s.portForward(true))
 }
 
 func (s *Server) vmiRoutes(mux *http.ServeMux, vmi string) {
@@ -85,6 +87,8 @@ func (s *Server) vmiRoutes(mux *http.ServeMux, vmi string) {
 	mux.HandleFunc("GET "+vmi+"userlist", s.guestGet(asUserList))
 	mux.HandleFunc("GET "+vmi+"filesystemlist", s.guestGet(asFileSystemList))
 	mux.HandleFunc("GET "+vmi+"objectgraph", s.objectGraph(true))
+	mux.HandleFunc("GET "+vmi+"portforward/{port}", s.portForward(false))
+	mux.HandleFunc("GET "+vmi+"portforward/{port}/{protocol}", s.portForward(false))
 	for verb, check := range map[string]vmiCheck{
 		"pause": checkPause, "unpause": checkUnpause, "softreboot": checkSoftReboot,
 		"reset": checkReset, "freeze": checkFreeze, "unfreeze": checkUnfreeze,

@@ -209,7 +209,6 @@ func TestSubresourcesNotBuiltYetSaySo(t *testing.T) {
 	for _, c := range []struct{ method, path, what string }{
 		{http.MethodPut, "namespaces/ns/virtualmachines/vm/migrate", "virtualmachines/migrate"},
 		{http.MethodPut, "namespaces/ns/virtualmachines/vm/memorydump", "virtualmachines/memorydump"},
-		{http.MethodGet, "namespaces/ns/virtualmachineinstances/vm/portforward/22/tcp", "virtualmachineinstances/portforward"},
 		{http.MethodPut, vmiPath + "addvolume", "virtualmachineinstances/addvolume"},
 		{http.MethodGet, vmiPath + "usbredir", "virtualmachineinstances/usbredir"},
 	} {

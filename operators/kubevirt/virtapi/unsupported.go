@@ -11,8 +11,8 @@ import (
 // saying so, never a 404 that would look like a wrong URL.
 var notYet = map[string][]string{
 	"virtualmachines": {"PUT migrate", "PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump",
-		"GET portforward/{port}", "GET portforward/{port}/{protocol}", "PUT evacuate/cancel"},
-	"virtualmachineinstances": {"PUT addvolume", "PUT removevolume", "GET portforward/{port}", "GET portforward/{port}/{protocol}",
+		"PUT evacuate/cancel"},
+	"virtualmachineinstances": {"PUT addvolume", "PUT removevolume",
 		"GET usbredir", "GET vsock", "PUT evacuate/cancel", "PUT backup", "PUT redefine-checkpoint"},
 }
 

@@ -60,7 +60,7 @@ func TestARefusedRegistrationEndsTheRegistrarWithTheReason(t *testing.T) {
 	require.NoError(t, err)
 	select {
 	case err := <-done:
-		require.ErrorContains(t, err, "the kubelet refused to register CSI driver kubevirt.io.hostpath-provisioner: unsupported version")
+		require.ErrorContains(t, err, "the kubelet refused to register plugin kubevirt.io.hostpath-provisioner: unsupported version")
 	case <-time.After(5 * time.Second):
 		t.Fatal("the registrar kept running after the kubelet refused it")
 	}

@@ -1,4 +1,4 @@
-// Package registrar registers a CSI driver with the kubelet's plugin
+// Package registrar registers a CSI driver or a device plugin with the kubelet's plugin
 // watcher, the job upstream's node-driver-registrar sidecar does (its
 // module cannot be had here): it serves the kubelet's plugin-registration
 // API on <registration dir>/<driver>-reg.sock, where the kubelet finds it,
@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"google.golang.org/grpc"
 	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
@@ -28,11 +29,17 @@ type Config struct {
 	Endpoint string
 	// RegistrationDir is the kubelet's plugins_registry directory.
 	RegistrationDir string
+	// Type is the plugin's kind, CSIPlugin when empty; DevicePlugin for a
+	// device plugin, which the kubelet also finds this way.
+	Type string
+	// Versions are the plugin API versions served; CSI's 1.0.0 when empty.
+	Versions []string
 }
 
 // SocketPath is where the registration socket is served.
 func (c Config) SocketPath() string {
-	return filepath.Join(c.RegistrationDir, c.DriverName+"-reg.sock")
+	// A device plugin's resource name has a slash.
+	return filepath.Join(c.RegistrationDir, strings.ReplaceAll(c.DriverName, "/", "_")+"-reg.sock")
 }
 
 // server answers the kubelet; a refused registration ends Run with the
@@ -46,17 +53,21 @@ type server struct {
 
 // GetInfo announces the driver.
 func (s *server) GetInfo(context.Context, *registerapi.InfoRequest) (*registerapi.PluginInfo, error) {
-	return &registerapi.PluginInfo{
-		Type: registerapi.CSIPlugin, Name: s.cfg.DriverName, Endpoint: s.cfg.Endpoint,
-		SupportedVersions: []string{"1.0.0"},
-	}, nil
+	typ, versions := s.cfg.Type, s.cfg.Versions
+	if typ == "" {
+		typ = registerapi.CSIPlugin
+	}
+	if len(versions) == 0 {
+		versions = []string{"1.0.0"}
+	}
+	return &registerapi.PluginInfo{Type: typ, Name: s.cfg.DriverName, Endpoint: s.cfg.Endpoint, SupportedVersions: versions}, nil
 }
 
 // NotifyRegistrationStatus receives the kubelet's verdict.
 func (s *server) NotifyRegistrationStatus(_ context.Context, st *registerapi.RegistrationStatus) (*registerapi.RegistrationStatusResponse, error) {
 	if !st.PluginRegistered {
 		select {
-		case s.refused <- fmt.Errorf("the kubelet refused to register CSI driver %s: %s", s.cfg.DriverName, st.Error):
+		case s.refused <- fmt.Errorf("the kubelet refused to register plugin %s: %s", s.cfg.DriverName, st.Error):
 		default:
 		}
 	}
