@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -32,7 +33,11 @@ func newUpstreamVirtctl(t *testing.T, kubeconfig, ns string) upstreamVirtctl {
 }
 
 func (u upstreamVirtctl) command(args ...string) *exec.Cmd {
-	return exec.Command(u.bin, append([]string{"--kubeconfig", u.kubeconfig, "-n", u.ns}, args...)...)
+	cmd := exec.Command(u.bin, append([]string{"--kubeconfig", u.kubeconfig, "-n", u.ns}, args...)...)
+	// virtctl ssh and scp run ssh with a ProxyCommand of virtctl itself,
+	// which takes only the environment's kubeconfig.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+u.kubeconfig)
+	return cmd
 }
 
 func (u upstreamVirtctl) run(t *testing.T, args ...string) string {
