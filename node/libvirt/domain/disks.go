@@ -40,8 +40,10 @@ func diskOf(d kubevirtv1.Disk, src Source, next map[string]int) (libvirtxml.Doma
 	if err != nil {
 		return libvirtxml.DomainDisk{}, err
 	}
-	if src.CDROM && device == "disk" {
-		device, bus, readOnly = "cdrom", kubevirtv1.DiskBusSATA, true
+	// A NoCloud ISO goes where its disk says, as upstream's: a cdrom, or a
+	// read-only disk on its bus (virtio, which every cloud image reads).
+	if src.CDROM {
+		readOnly = true
 	}
 	prefix := map[kubevirtv1.DiskBus]string{kubevirtv1.DiskBusVirtio: "vd"}[bus]
 	if prefix == "" {

@@ -160,6 +160,14 @@ func TestBuildValidSpecs(t *testing.T) {
 			again.UID = "another-run"
 			require.Equal(t, a, InterfaceMAC(again, kubevirtv1.Interface{Name: "default"}), "a restarted VM keeps its MAC")
 		}},
+		{"a NoCloud ISO on a virtio disk", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Disks[1].DiskDevice = kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}}
+		}, func(t *testing.T, d *libvirtxml.Domain) {
+			ci := d.Devices.Disks[1]
+			require.Equal(t, "disk", ci.Device)
+			require.Equal(t, "virtio", ci.Target.Bus)
+			require.NotNil(t, ci.ReadOnly)
+		}},
 		{"no serial console", func(in *Input) {
 			off := false
 			in.VMI.Spec.Domain.Devices.AutoattachSerialConsole = &off
