@@ -11,7 +11,8 @@
 #                   VIRTFLOW-GUEST-IP <address>), serves HTTP on :80 (busybox
 #                   httpd; / answers VIRTFLOW-GUEST-HTTP <host name>) and ssh
 #                   on :22 (Debian's dropbear, root's keys taken from the
-#                   ssh_authorized_keys of a cloud-init NoCloud disk),
+#                   ssh_authorized_keys and meta-data public-keys of a
+#                   cloud-init NoCloud disk),
 #                   prints VIRTFLOW-GUEST-READY and runs a shell on the serial
 #                   console
 #   disk.raw        a 24 MiB ext2 image (no partition table) holding
@@ -30,7 +31,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v7"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v8"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -95,6 +96,11 @@ for dev in /dev/vd? /dev/sr?; do
   if [ -f /cidata/user-data ]; then
     awk '/^ssh_authorized_keys:/{on=1; next} on && /^[ \t]*-/{sub(/^[ \t]*-[ \t]*/, ""); print; next} {on=0}' /cidata/user-data |
       sed -e 's/^["]//' -e 's/["]$//' -e "s/^[']//" -e "s/[']$//" >> /root/.ssh/authorized_keys
+  fi
+  # Access credentials come as meta-data's public-keys (JSON).
+  if [ -f /cidata/meta-data ]; then
+    sed -n 's/.*"public-keys":{\([^}]*\)}.*/\1/p' /cidata/meta-data | tr ',' '\n' |
+      sed -n 's/^"[0-9]*":"\(.*\)"$/\1/p' >> /root/.ssh/authorized_keys
   fi
   umount /cidata
 done

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -135,4 +136,45 @@ func freePort(t *testing.T) int {
 	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestExecuteInVMRunsTheScriptOverSSH runs upstream's execute-in-vm task
+// with an ssh connection secret: the task reaches the guest at the VMI's
+// address and runs the command as root with the key an access credential
+// (propagated through NoCloud meta-data) installed.
+func TestExecuteInVMRunsTheScriptOverSSH(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	key := sshKey(t)
+	pub, err := os.ReadFile(key + ".pub")
+	require.NoError(t, err)
+	keys := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pipelinesNS, Name: "ssh-target-keys"},
+		Data: map[string][]byte{"key1": pub}}
+	require.NoError(t, n.c.Create(ctx, keys))
+	defer func() { _ = n.c.Delete(ctx, keys) }()
+	vm := testGuestVM("ssh-target", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = pipelinesNS
+	spec := &vm.Spec.Template.Spec
+	spec.Volumes = append(spec.Volumes, kubevirtv1.Volume{Name: "cloudinitdisk", VolumeSource: kubevirtv1.VolumeSource{
+		CloudInitNoCloud: &kubevirtv1.CloudInitNoCloudSource{UserData: "#cloud-config\n"}}})
+	spec.AccessCredentials = []kubevirtv1.AccessCredential{{SSHPublicKey: &kubevirtv1.SSHPublicKeyAccessCredential{
+		Source:            kubevirtv1.SSHPublicKeyAccessCredentialSource{Secret: &kubevirtv1.AccessCredentialSecretSource{SecretName: keys.Name}},
+		PropagationMethod: kubevirtv1.SSHPublicKeyAccessCredentialPropagationMethod{NoCloud: &kubevirtv1.NoCloudSSHPublicKeyAccessCredentialPropagation{}},
+	}}}
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
+	private, err := os.ReadFile(key)
+	require.NoError(t, err)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pipelinesNS, Name: "ssh-target-connection"},
+		StringData: map[string]string{"type": "ssh", "user": "root", "private-key": string(private),
+			"disable-strict-host-key-checking": "true"}}
+	require.NoError(t, n.c.Create(ctx, secret))
+	defer func() { _ = n.c.Delete(ctx, secret) }()
+
+	run := taskRun(t, n, "execute-in-vm", map[string]any{
+		"vmName": "ssh-target", "secretName": secret.Name, "command": []any{"cat", "/proc/sys/kernel/hostname"},
+	})
+	succeeded(t, n, taskRunGVK, pipelinesNS, run, 5*time.Minute)
+	require.Contains(t, stepLog(t, n, pipelinesNS, run, "execute-in-vm"), "ssh-target",
+		"the command ran in the guest, whose host name DHCP gave")
 }

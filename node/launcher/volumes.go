@@ -68,7 +68,7 @@ func prepareVolume(ctx context.Context, cfg Config, disks string, v kubevirtv1.V
 	case v.ContainerDisk != nil:
 		return containerDisk(ctx, cfg, disks, v)
 	case v.CloudInitNoCloud != nil:
-		return cloudInit(ctx, disks, v)
+		return cloudInit(ctx, cfg, disks, v)
 	case v.EmptyDisk != nil:
 		path := filepath.Join(disks, v.Name+".qcow2")
 		size := strconv.FormatInt(v.EmptyDisk.Capacity.Value(), 10)
@@ -101,35 +101,6 @@ func containerDisk(ctx context.Context, cfg Config, disks string, v kubevirtv1.V
 	overlay := filepath.Join(disks, v.Name+".qcow2")
 	err = runTool(ctx, "qemu-img", "create", "-q", "-f", "qcow2", "-F", format, "-b", base, overlay)
 	return domain.Source{Path: overlay, Format: "qcow2"}, err
-}
-
-func cloudInit(ctx context.Context, disks string, v kubevirtv1.Volume) (domain.Source, error) {
-	ci := v.CloudInitNoCloud
-	user, err := decodeData(ci.UserData, ci.UserDataBase64)
-	if err != nil {
-		return domain.Source{}, fmt.Errorf("userDataBase64: %w", err)
-	}
-	network, err := decodeData(ci.NetworkData, ci.NetworkDataBase64)
-	if err != nil {
-		return domain.Source{}, fmt.Errorf("networkDataBase64: %w", err)
-	}
-	src := filepath.Join(disks, v.Name+"-src")
-	files := map[string]string{"user-data": user, "meta-data": "instance-id: " + v.Name + "\n"}
-	if network != "" {
-		files["network-config"] = network
-	}
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		return domain.Source{}, err
-	}
-	args := []string{"-quiet", "-output", filepath.Join(disks, v.Name+".iso"), "-volid", "cidata", "-joliet", "-rock"}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
-			return domain.Source{}, err
-		}
-		args = append(args, filepath.Join(src, name))
-	}
-	iso := filepath.Join(disks, v.Name+".iso")
-	return domain.Source{Path: iso, Format: "raw", ReadOnly: true, CDROM: true}, runTool(ctx, "genisoimage", args...)
 }
 
 func decodeData(plain, b64 string) (string, error) {

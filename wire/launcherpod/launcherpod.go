@@ -78,3 +78,30 @@ func ClaimDevice(volume string) string { return path.Join("/dev", volume) }
 func HostEmptyDir(kubeletRoot, podUID, volume string) string {
 	return filepath.Join(kubeletRoot, "pods", podUID, "volumes", "kubernetes.io~empty-dir", volume)
 }
+
+// SecretsDir holds the secrets the VMI's access credentials name, each in
+// its own volume, as upstream's launcher has them.
+const SecretsDir = "/var/run/kubevirt-private/secret"
+
+// AccessCredentialVolume is the pod volume of an access credential's
+// secret, upstream's name.
+func AccessCredentialVolume(secret string) string { return secret + "-access-cred" }
+
+// AccessCredentialDir is where that secret's keys are.
+func AccessCredentialDir(secret string) string {
+	return path.Join(SecretsDir, AccessCredentialVolume(secret))
+}
+
+// CloudInitSecretVolume is the pod volume of a cloud-init volume's user
+// data secret, or of its network data secret.
+func CloudInitSecretVolume(volume string, network bool) string {
+	if network {
+		return volume + "-ndata"
+	}
+	return volume
+}
+
+// CloudInitSecretDir is where that secret is mounted.
+func CloudInitSecretDir(volume string, network bool) string {
+	return path.Join(SecretsDir, CloudInitSecretVolume(volume, network))
+}

@@ -1,6 +1,8 @@
 package vmi
 
 import (
+	"path"
+
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
@@ -34,6 +36,28 @@ func podVolumes(vmi *kubevirtv1.VirtualMachineInstance) []corev1.Volume {
 	if c := kernelBootContainer(vmi); c != nil {
 		out = append(out, imageVolume(launcherpod.KernelBootVolume, c.Image, c.ImagePullPolicy))
 	}
+	out = append(out, cloudInitSecretVolumes(vmi)...)
+	for _, secret := range accessCredentialSecrets(vmi) {
+		out = append(out, corev1.Volume{Name: launcherpod.AccessCredentialVolume(secret), VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: secret},
+		}})
+	}
+	return out
+}
+
+// accessCredentialSecrets names the secrets of the VMI's SSH keys that
+// cloud-init propagates, which the launcher reads from its volumes.
+func accessCredentialSecrets(vmi *kubevirtv1.VirtualMachineInstance) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range vmi.Spec.AccessCredentials {
+		k := c.SSHPublicKey
+		if k == nil || k.Source.Secret == nil || k.PropagationMethod.NoCloud == nil || seen[k.Source.Secret.SecretName] {
+			continue
+		}
+		seen[k.Source.Secret.SecretName] = true
+		out = append(out, k.Source.Secret.SecretName)
+	}
 	return out
 }
 
@@ -60,6 +84,13 @@ func volumeMounts(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool)
 	if kernelBootContainer(vmi) != nil {
 		out = append(out, corev1.VolumeMount{Name: launcherpod.KernelBootVolume, MountPath: launcherpod.KernelBootDir, ReadOnly: true})
 	}
+	for _, v := range cloudInitSecretVolumes(vmi) {
+		out = append(out, corev1.VolumeMount{Name: v.Name, MountPath: path.Join(launcherpod.SecretsDir, v.Name), ReadOnly: true})
+	}
+	for _, secret := range accessCredentialSecrets(vmi) {
+		out = append(out, corev1.VolumeMount{Name: launcherpod.AccessCredentialVolume(secret),
+			MountPath: launcherpod.AccessCredentialDir(secret), ReadOnly: true})
+	}
 	return out
 }
 
@@ -79,4 +110,22 @@ func kernelBootContainer(vmi *kubevirtv1.VirtualMachineInstance) *kubevirtv1.Ker
 		return nil
 	}
 	return fw.KernelBoot.Container
+}
+
+// cloudInitSecretVolumes are the secrets NoCloud volumes take their user
+// and network data from.
+func cloudInitSecretVolumes(vmi *kubevirtv1.VirtualMachineInstance) []corev1.Volume {
+	var out []corev1.Volume
+	add := func(name string, ref *corev1.LocalObjectReference) {
+		if ref != nil && ref.Name != "" {
+			out = append(out, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ref.Name}}})
+		}
+	}
+	for _, v := range vmi.Spec.Volumes {
+		if ci := v.CloudInitNoCloud; ci != nil {
+			add(launcherpod.CloudInitSecretVolume(v.Name, false), ci.UserDataSecretRef)
+			add(launcherpod.CloudInitSecretVolume(v.Name, true), ci.NetworkDataSecretRef)
+		}
+	}
+	return out
 }
