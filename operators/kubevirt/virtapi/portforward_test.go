@@ -45,7 +45,6 @@ func TestPortForwardRelaysTheVMIsPortOverAWebsocket(t *testing.T) {
 	require.Equal(t, "HELLO", string(data))
 }
 
-
 func TestPortForwardRefusesAsUpstream(t *testing.T) {
 	noIface := runningVMI()
 	code, body := call(t, apiWith(t, &fakeAgent{}, noIface), http.MethodGet, vmiPath+"portforward/22", "")
