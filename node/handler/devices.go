@@ -84,3 +84,19 @@ func hasCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMa
 	}
 	return false
 }
+
+// reportAccessCredentials says, in upstream's AccessCredentialsSynchronized
+// condition, that credentials propagated through the guest agent or user
+// passwords are not set in the guest: only cloud-init's NoCloud
+// propagation is built.
+func reportAccessCredentials(v *kubevirtv1.VirtualMachineInstance) {
+	for _, c := range v.Spec.AccessCredentials {
+		agentKey := c.SSHPublicKey != nil && c.SSHPublicKey.PropagationMethod.QemuGuestAgent != nil
+		if agentKey || c.UserPassword != nil {
+			vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceAccessCredentialsSynchronized, corev1.ConditionFalse,
+				string(kubevirtv1.AccessCredentialsSyncFailed),
+				"propagating access credentials through the guest agent is not supported yet by this virtflow release")
+			return
+		}
+	}
+}

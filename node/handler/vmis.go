@@ -82,6 +82,7 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	}
 	if st.State == libvirt.Running || st.State == libvirt.Paused {
 		r.reportDevices(ctx, v, l.networkedPod())
+		reportAccessCredentials(v)
 		r.reportAgent(ctx, v, l, st.AgentConnected)
 	}
 	switch st.State {
