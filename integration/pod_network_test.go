@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/node/podnet"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
 // httpGet fetches url until it answers 200 or the minute passes, and
@@ -177,4 +181,58 @@ func TestExecuteInVMRunsTheScriptOverSSH(t *testing.T) {
 	succeeded(t, n, taskRunGVK, pipelinesNS, run, 5*time.Minute)
 	require.Contains(t, stepLog(t, n, pipelinesNS, run, "execute-in-vm"), "ssh-target",
 		"the command ran in the guest, whose host name DHCP gave")
+}
+
+// TestABridgeBoundGuestHoldsThePodsAddress: with bridge binding on the
+// pod network the guest takes the pod's address by DHCP and answers on it
+// itself, and deleting the VM leaves nothing of its network on the node.
+func TestABridgeBoundGuestHoldsThePodsAddress(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	ns := n.namespace(t)
+	vethsBefore := hostVeths(t)
+	vm := testGuestVM("bridged", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	spec := &vm.Spec.Template.Spec
+	spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default",
+		InterfaceBindingMethod: kubevirtv1.InterfaceBindingMethod{Bridge: &kubevirtv1.InterfaceBridge{}}}}
+	spec.Networks = []kubevirtv1.Network{{Name: "default", NetworkSource: kubevirtv1.NetworkSource{Pod: &kubevirtv1.PodNetwork{}}}}
+	require.NoError(t, n.c.Create(ctx, vm))
+	vmi := runningVMI(t, n.c, crclient.ObjectKeyFromObject(vm))
+	pods := &corev1.PodList{}
+	require.NoError(t, n.c.List(ctx, pods, crclient.InNamespace(ns), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}))
+	require.Len(t, pods.Items, 1)
+	ip := pods.Items[0].Status.PodIP
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP bridged", strings.TrimSpace(httpGet(t, "http://"+ip+"/")))
+	serial := filepath.Join(launcherpod.HostEmptyDir(n.kubeletRoot(), string(pods.Items[0].UID), launcherpod.PrivateVolume), "serial.log")
+	waitForText(t, serial, "VIRTFLOW-GUEST-IP "+ip, time.Minute) // the guest itself holds the pod's address
+
+	podNS, err := podnet.PodNetns("/proc", string(pods.Items[0].UID))
+	require.NoError(t, err)
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(podNS.Path, &st))
+
+	deleteVM(t, n.c, vm)
+	require.Eventually(t, func() bool { return !netnsInUse(st.Ino) && hostVeths(t) == vethsBefore },
+		time.Minute, time.Second, "the pod's network namespace (bridge, tap, NAT) and its veth are gone with it")
+}
+
+// hostVeths counts the veth interfaces of the host's namespace.
+func hostVeths(t *testing.T) int {
+	out, err := exec.Command("ip", "-o", "link", "show", "type", "veth").Output()
+	require.NoError(t, err)
+	return strings.Count(string(out), "\n")
+}
+
+// netnsInUse tells whether a process is still in the network namespace
+// of that inode.
+func netnsInUse(ino uint64) bool {
+	links, _ := filepath.Glob("/proc/[0-9]*/ns/net")
+	for _, l := range links {
+		var st syscall.Stat_t
+		if syscall.Stat(l, &st) == nil && st.Ino == ino {
+			return true
+		}
+	}
+	return false
 }
