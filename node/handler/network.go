@@ -25,7 +25,7 @@ const procRoot = "/proc"
 // interfaces (the privileged half of a binding) and returns what the
 // launcher does with it.
 func (r *podReconciler) connectNetwork(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) (podnet.Plan, error) {
-	if !onPodNetwork(vmi) {
+	if len(vmi.Spec.Networks) == 0 {
 		return podnet.Plan{}, nil
 	}
 	if pod.Status.PodIP == "" {
@@ -37,33 +37,8 @@ func (r *podReconciler) connectNetwork(ctx context.Context, vmi *kubevirtv1.Virt
 	} else if err != nil {
 		return podnet.Plan{}, err
 	}
-	return podnet.Configure(ctx, ns, vmi, podInterfaceMAC(vmi), podnet.Owner{UID: r.cfg.UID, GID: r.cfg.GID})
-}
-
-// onPodNetwork tells whether one of the VMI's interfaces is on the pod
-// network.
-func onPodNetwork(vmi *kubevirtv1.VirtualMachineInstance) bool {
-	for _, n := range vmi.Spec.Networks {
-		if n.Pod != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// podInterfaceMAC is the guest MAC of the interface on the pod network.
-func podInterfaceMAC(vmi *kubevirtv1.VirtualMachineInstance) string {
-	for _, n := range vmi.Spec.Networks {
-		if n.Pod == nil {
-			continue
-		}
-		for _, iface := range vmi.Spec.Domain.Devices.Interfaces {
-			if iface.Name == n.Name {
-				return domain.InterfaceMAC(vmi, iface)
-			}
-		}
-	}
-	return ""
+	macOf := func(i kubevirtv1.Interface) string { return domain.InterfaceMAC(vmi, i) }
+	return podnet.Configure(ctx, ns, vmi, macOf, podnet.Owner{UID: r.cfg.UID, GID: r.cfg.GID})
 }
 
 // failLaunch ends a launch virt-handler cannot prepare: the VMI fails with

@@ -30,8 +30,23 @@ type Owner struct{ UID, GID int }
 // Configure prepares the pod's namespace for the VMI's pod network
 // interface and returns the plan the launcher follows. It may run again
 // on a namespace it prepared (a restarted node agent) and leaves it as
-// the first run did. mac is the guest's MAC address for that interface.
-func Configure(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMachineInstance, mac string, owner Owner) (Plan, error) {
+// the first run did. macOf gives an interface's guest MAC address.
+func Configure(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMachineInstance, macOf func(kubevirtv1.Interface) string, owner Owner) (Plan, error) {
+	plan, err := configurePodNetwork(ctx, ns, vmi, macOf, owner)
+	if err != nil {
+		return Plan{}, err
+	}
+	for i, n := range secondaryNetworks(vmi) {
+		sec, err := configureSecondary(ctx, ns, vmi, n, i, macOf, owner)
+		if err != nil {
+			return Plan{}, err
+		}
+		plan.Interfaces = append(plan.Interfaces, sec)
+	}
+	return plan, nil
+}
+
+func configurePodNetwork(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMachineInstance, macOf func(kubevirtv1.Interface) string, owner Owner) (Plan, error) {
 	iface, binding, ok, err := podInterfaceFor(vmi)
 	if err != nil || !ok {
 		return Plan{}, err
@@ -40,7 +55,7 @@ func Configure(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMachineInst
 	if err := ns.sysctl(ctx, "net.ipv4.ip_unprivileged_port_start", "0"); err != nil {
 		return Plan{}, err
 	}
-	plan := Interface{Name: iface.Name, Binding: binding, MAC: mac, Hostname: Hostname(vmi), Ports: iface.Ports}
+	plan := Interface{Name: iface.Name, Binding: binding, MAC: macOf(iface), Hostname: Hostname(vmi), Ports: iface.Ports}
 	switch binding {
 	case Masquerade:
 		err = configureMasquerade(ctx, ns, &plan, owner)
@@ -60,10 +75,10 @@ func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, owner O
 	if err != nil {
 		return err
 	}
-	if err := ensureBridge(ctx, ns, mtu, MasqueradeGateway); err != nil {
+	if err := ensureBridge(ctx, ns, PodBridge, mtu, MasqueradeGateway); err != nil {
 		return err
 	}
-	if err := ensureTap(ctx, ns, mtu, owner); err != nil {
+	if err := ensureTap(ctx, ns, podTap, PodBridge, mtu, owner); err != nil {
 		return err
 	}
 	for _, kv := range [][2]string{{"net.ipv4.ip_forward", "1"}, {"net.ipv4.conf.all.route_localnet", "1"}} {
@@ -101,10 +116,10 @@ func configureBridge(ctx context.Context, ns Netns, plan *Interface, owner Owner
 	if err != nil {
 		return err
 	}
-	if err := ensureBridge(ctx, ns, mtu, bridgeLinkLocal); err != nil {
+	if err := ensureBridge(ctx, ns, PodBridge, mtu, bridgeLinkLocal); err != nil {
 		return err
 	}
-	if err := ensureTap(ctx, ns, mtu, owner); err != nil {
+	if err := ensureTap(ctx, ns, podTap, PodBridge, mtu, owner); err != nil {
 		return err
 	}
 	steps := [][]string{
@@ -123,16 +138,16 @@ func configureBridge(ctx context.Context, ns Netns, plan *Interface, owner Owner
 	return nil
 }
 
-func ensureBridge(ctx context.Context, ns Netns, mtu int, addr netip.Prefix) error {
-	if _, err := ns.ip(ctx, "link", "show", "dev", PodBridge); err != nil {
-		if _, err := ns.ip(ctx, "link", "add", "name", PodBridge, "type", "bridge"); err != nil {
+func ensureBridge(ctx context.Context, ns Netns, name string, mtu int, addr netip.Prefix) error {
+	if _, err := ns.ip(ctx, "link", "show", "dev", name); err != nil {
+		if _, err := ns.ip(ctx, "link", "add", "name", name, "type", "bridge"); err != nil {
 			return err
 		}
 	}
 	for _, s := range [][]string{
-		{"link", "set", "dev", PodBridge, "address", bridgeMAC, "mtu", strconv.Itoa(mtu)},
-		{"addr", "replace", addr.String(), "dev", PodBridge},
-		{"link", "set", "dev", PodBridge, "up"},
+		{"link", "set", "dev", name, "address", bridgeMAC, "mtu", strconv.Itoa(mtu)},
+		{"addr", "replace", addr.String(), "dev", name},
+		{"link", "set", "dev", name, "up"},
 	} {
 		if _, err := ns.ip(ctx, s...); err != nil {
 			return err
@@ -141,15 +156,15 @@ func ensureBridge(ctx context.Context, ns Netns, mtu int, addr netip.Prefix) err
 	return nil
 }
 
-func ensureTap(ctx context.Context, ns Netns, mtu int, owner Owner) error {
-	if _, err := ns.ip(ctx, "link", "show", "dev", podTap); err != nil {
-		_, err := ns.ip(ctx, "tuntap", "add", "dev", podTap, "mode", "tap", "user", strconv.Itoa(owner.UID),
+func ensureTap(ctx context.Context, ns Netns, tap, bridge string, mtu int, owner Owner) error {
+	if _, err := ns.ip(ctx, "link", "show", "dev", tap); err != nil {
+		_, err := ns.ip(ctx, "tuntap", "add", "dev", tap, "mode", "tap", "user", strconv.Itoa(owner.UID),
 			"group", strconv.Itoa(owner.GID), "vnet_hdr")
 		if err != nil {
 			return err
 		}
 	}
-	_, err := ns.ip(ctx, "link", "set", "dev", podTap, "master", PodBridge, "mtu", strconv.Itoa(mtu), "up")
+	_, err := ns.ip(ctx, "link", "set", "dev", tap, "master", bridge, "mtu", strconv.Itoa(mtu), "up")
 	return err
 }
 

@@ -70,8 +70,11 @@ type Interface struct {
 	Hostname string `json:"hostname,omitempty"`
 }
 
-// DHCP tells whether the launcher answers this interface's DHCP.
-func (i Interface) DHCP() bool { return i.Binding == Masquerade || i.Binding == Bridge }
+// DHCP tells whether the launcher answers this interface's DHCP: there is
+// an address to hand out (a secondary network without IPAM has none).
+func (i Interface) DHCP() bool {
+	return (i.Binding == Masquerade || i.Binding == Bridge) && i.GuestAddress.IsValid()
+}
 
 // podInterfaceFor returns the interface of the VMI on the pod network,
 // if any, and its binding.

@@ -7,6 +7,8 @@
 package launcherpod
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"path"
 	"path/filepath"
 )
@@ -104,4 +106,12 @@ func CloudInitSecretVolume(volume string, network bool) string {
 // CloudInitSecretDir is where that secret is mounted.
 func CloudInitSecretDir(volume string, network bool) string {
 	return path.Join(SecretsDir, CloudInitSecretVolume(volume, network))
+}
+
+// SecondaryInterface is the pod interface Multus makes for a secondary
+// network, upstream's hashed name: "pod" and the network name's SHA-256,
+// cut so that "-nic" still fits an interface name.
+func SecondaryInterface(network string) string {
+	sum := sha256.Sum256([]byte(network))
+	return fmt.Sprintf("pod%x", sum)[:14]
 }

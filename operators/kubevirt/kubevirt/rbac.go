@@ -107,6 +107,9 @@ func controllerRules() []rbacv1.PolicyRule {
 		// Block claims, and a pool's claims freed from a deleted VM.
 		workloads.Rule("", []string{"get", "list", "watch", "patch"}, "persistentvolumeclaims"),
 		workloads.Rule(cdiGroup, []string{"get", "list", "watch", "create", "patch"}, "datavolumes"),
+		// A secondary network's definition: its resource name, or why the
+		// launcher pod cannot be made.
+		workloads.Rule("k8s.cni.cncf.io", []string{"get"}, "network-attachment-definitions"),
 		workloads.Rule("", workloads.Record, "events"),
 	}
 }

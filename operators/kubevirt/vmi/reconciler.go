@@ -6,6 +6,7 @@ package vmi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,8 +50,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	before := vmi.Status.DeepCopy()
+	var result ctrl.Result
 	if len(pods) == 0 && vmi.IsUnprocessed() {
-		if err := r.createPod(ctx, vmi); err != nil {
+		if err := r.createPod(ctx, vmi); errors.Is(err, errNetworkMissing) {
+			result.RequeueAfter = 5 * time.Second
+		} else if err != nil {
 			return ctrl.Result{}, err
 		}
 	} else if len(pods) > 0 {
@@ -63,12 +67,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		vmistatus.SetPhase(vmi, kubevirtv1.Pending)
 	}
 	if equality.Semantic.DeepEqual(before, &vmi.Status) {
-		return ctrl.Result{}, nil
+		return result, nil
 	}
 	if err := r.Client.Status().Update(ctx, vmi); err != nil {
 		return ctrl.Result{}, fmt.Errorf("updating VMI %s status: %w", vmi.Name, err)
 	}
-	return ctrl.Result{}, nil
+	return result, nil
 }
 
 func (r *Reconciler) launcherPods(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) ([]corev1.Pod, error) {
@@ -85,7 +89,20 @@ func (r *Reconciler) createPod(ctx context.Context, vmi *kubevirtv1.VirtualMachi
 	if err != nil {
 		return err
 	}
+	atts, err := r.attachments(ctx, vmi)
+	if errors.Is(err, errNetworkMissing) {
+		// The definition may come: the VMI waits, saying why.
+		msg := strings.TrimPrefix(err.Error(), errNetworkMissing.Error()+": ")
+		r.Recorder.Event(vmi, corev1.EventTypeWarning, "FailedCreate", msg)
+		vmistatus.SetCondition(vmi, kubevirtv1.VirtualMachineInstanceSynchronized, corev1.ConditionFalse, "FailedCreate", msg)
+		return err
+	} else if err != nil {
+		return err
+	}
 	pod, err := launcherPod(vmi, block)
+	if err == nil {
+		err = withAttachments(pod, atts)
+	}
 	if err != nil {
 		vmistatus.SetPhase(vmi, kubevirtv1.Failed)
 		r.Recorder.Event(vmi, corev1.EventTypeWarning, "FailedCreate", err.Error())
