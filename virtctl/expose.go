@@ -197,7 +197,13 @@ func (c *command) replicaSetExposed(ctx context.Context, name string) (*exposedO
 
 // getKubeVirt reads a kubevirt.io/v1 object of the command's namespace.
 func (c *command) getKubeVirt(ctx context.Context, resource, name string, into any) error {
-	raw, err := c.client.Get().AbsPath("/apis/kubevirt.io/v1/namespaces", c.namespace, resource, name).Do(ctx).Raw()
+	res := c.client.Get().AbsPath("/apis/kubevirt.io/v1/namespaces", c.namespace, resource, name).Do(ctx)
+	// Error, unlike Raw, reports the API server's Status message, as
+	// upstream's typed client does.
+	if err := res.Error(); err != nil {
+		return err
+	}
+	raw, err := res.Raw()
 	if err != nil {
 		return err
 	}
