@@ -20,6 +20,15 @@ type scpFlags struct {
 // scp runs the local scp client with virtctl port-forward as its
 // ProxyCommand; one of the two locations is on the VM.
 func (c *command) scp(ctx context.Context, args []string) error {
+	argv, err := c.scpArgv(args)
+	if err != nil {
+		return err
+	}
+	return c.runLocal(ctx, "scp", argv)
+}
+
+// scpArgv is the local scp client's argv for virtctl scp's args.
+func (c *command) scpArgv(args []string) ([]string, error) {
 	o := defaultSSHOptions()
 	var f scpFlags
 	fs := flag.NewFlagSet("scp", flag.ContinueOnError)
@@ -31,14 +40,14 @@ func (c *command) scp(ctx context.Context, args []string) error {
 	namespaceFlags(fs, &c.namespace)
 	pos, err := parseSSHFlags(fs, o, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(pos) != 2 {
-		return fmt.Errorf("accepts 2 arg(s), received %d", len(pos))
+		return nil, fmt.Errorf("accepts 2 arg(s), received %d", len(pos))
 	}
 	local, remote, toRemote, err := parseSCPTarget(pos[0], pos[1])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if remote.namespace == "" {
 		remote.namespace = c.namespace
@@ -47,7 +56,7 @@ func (c *command) scp(ctx context.Context, args []string) error {
 		o.username = remote.username
 	}
 	target := scpArgs(o.username, local, remote, toRemote, f)
-	return c.runLocal(ctx, "scp", c.proxy().clientArgs(o, remote.kind, remote.namespace, remote.name, target))
+	return c.proxy().clientArgs(o, remote.kind, remote.namespace, remote.name, target), nil
 }
 
 // parseSCPTarget finds which of source and destination is on the VM (the

@@ -82,6 +82,15 @@ func parseSSHFlags(fs *flag.FlagSet, o *sshOptions, args []string) ([]string, er
 // ssh runs the local ssh client with virtctl port-forward as its
 // ProxyCommand, so the connection goes through virt-api.
 func (c *command) ssh(ctx context.Context, args []string) error {
+	argv, err := c.sshArgv(args)
+	if err != nil {
+		return err
+	}
+	return c.runLocal(ctx, "ssh", argv)
+}
+
+// sshArgv is the local ssh client's argv for virtctl ssh's args.
+func (c *command) sshArgv(args []string) ([]string, error) {
 	o := defaultSSHOptions()
 	fs := flag.NewFlagSet("ssh", flag.ContinueOnError)
 	addSSHFlags(fs, o)
@@ -92,14 +101,14 @@ func (c *command) ssh(ctx context.Context, args []string) error {
 	namespaceFlags(fs, &c.namespace)
 	pos, err := parseSSHFlags(fs, o, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("accepts 1 arg(s), received %d", len(pos))
+		return nil, fmt.Errorf("accepts 1 arg(s), received %d", len(pos))
 	}
 	kind, namespace, name, username, err := parseSSHTarget(pos[0])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if namespace == "" {
 		namespace = c.namespace
@@ -111,7 +120,7 @@ func (c *command) ssh(ctx context.Context, args []string) error {
 	if remoteCommand != "" {
 		target = append(target, remoteCommand)
 	}
-	return c.runLocal(ctx, "ssh", c.proxy().clientArgs(o, kind, namespace, name, target))
+	return c.proxy().clientArgs(o, kind, namespace, name, target), nil
 }
 
 // parseSSHTarget reads [username@]type/name[/namespace].
@@ -152,7 +161,13 @@ type proxyCommand struct {
 }
 
 func (c *command) proxy() proxyCommand {
-	return proxyCommand{program: os.Args[0], kubeconfig: c.kubeconfig, as: c.as}
+	program := c.program
+	if program == "" {
+		// As upstream: the name this virtctl was started by, which the
+		// shell ssh runs the ProxyCommand with finds again.
+		program = os.Args[0]
+	}
+	return proxyCommand{program: program, kubeconfig: c.kubeconfig, as: c.as}
 }
 
 // option is the -o ProxyCommand=... value: upstream's, with the global

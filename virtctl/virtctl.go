@@ -143,6 +143,9 @@ type command struct {
 	// kubeconfig and as are the global flags as given, for the
 	// port-forward virtctl that ssh and scp start as their ProxyCommand.
 	kubeconfig, as string
+	// program is the virtctl to start for the tunnel; os.Args[0] when
+	// empty.
+	program string
 }
 
 func (c *command) put(ctx context.Context, resource, name, verb string, body any) error {
