@@ -42,6 +42,14 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.expand(ctx, args)
 	case "objectgraph":
 		return c.objectGraph(ctx, args)
+	case "expose":
+		return c.expose(ctx, args)
+	case "port-forward":
+		return c.portForward(ctx, args)
+	case "ssh":
+		return c.ssh(ctx, args)
+	case "scp":
+		return c.scp(ctx, args)
 	}
 	return fmt.Errorf("unknown command %q\n%s", verb, usage)
 }

@@ -3,6 +3,7 @@ package virtctl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,12 +24,23 @@ const escapeByte = 0x1d
 // ("vnc") through the API server's aggregated subresources.kubevirt.io API,
 // as a raw byte stream.
 func OpenStream(ctx context.Context, cfg *rest.Config, ns, name, kind string) (io.ReadWriteCloser, error) {
+	s, err := openWebsocket(ctx, cfg, fmt.Sprintf("/apis/subresources.kubevirt.io/v1/namespaces/%s/virtualmachineinstances/%s/%s", ns, name, kind))
+	if err != nil {
+		return nil, fmt.Errorf("can't access VMI %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// openWebsocket dials path on the API server with the plain.kubevirt.io
+// subprotocol virt-api's streams speak; a refusal is reported with the
+// message of the Status the server answered.
+func openWebsocket(ctx context.Context, cfg *rest.Config, path string) (*wsStream, error) {
 	u, err := url.Parse(cfg.Host)
 	if err != nil {
 		return nil, fmt.Errorf("parsing API server address %q: %w", cfg.Host, err)
 	}
 	u.Scheme = strings.Replace(u.Scheme, "http", "ws", 1)
-	u.Path = fmt.Sprintf("/apis/subresources.kubevirt.io/v1/namespaces/%s/virtualmachineinstances/%s/%s", ns, name, kind)
+	u.Path = path
 	tlsCfg, err := rest.TLSConfigFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building TLS config: %w", err)
@@ -45,9 +57,9 @@ func OpenStream(ctx context.Context, cfg *rest.Config, ns, name, kind string) (i
 	if err != nil {
 		if resp != nil {
 			body, _ := io.ReadAll(resp.Body)
-			return nil, fmt.Errorf("can't access VMI %s: %s", name, strings.TrimSpace(statusMessage(body, resp.Status)))
+			return nil, errors.New(strings.TrimSpace(statusMessage(body, resp.Status)))
 		}
-		return nil, fmt.Errorf("can't access VMI %s: %w", name, err)
+		return nil, err
 	}
 	return &wsStream{ws: ws}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -44,6 +45,20 @@ Commands:
   pause vm|vmi NAME                pause a virtual machine (instance)
   unpause vm|vmi NAME              unpause a virtual machine (instance)
   version                          print client and server versions
+  expose vm|vmi|vmirs NAME --name SERVICE [--port N] [--target-port P] [--protocol TCP|UDP]
+            [--port-name N] [--type ClusterIP|NodePort|LoadBalancer] [--cluster-ip IP]
+            [--external-ip IP] [--ip-family F] [--ip-family-policy P]
+                                   create a Service for a VM, VMI or VMI replica
+                                   set (without --port, its pod network's ports)
+  port-forward TYPE/NAME[/NAMESPACE] [PROTOCOL/]LOCAL[:TARGET]... [--address ADDR] [--stdio]
+                                   forward local ports (or, with --stdio, stdin
+                                   and stdout) to a VM's or VMI's ports
+  ssh [USER@]TYPE/NAME[/NAMESPACE] [-i FILE] [-l USER] [-p PORT] [-t OPT]... [-c CMD]
+            [--known-hosts FILE]
+                                   run the local ssh through port-forward
+  scp [flags] SRC DST              copy with the local scp through port-forward;
+                                   one side is [USER@]TYPE/NAME[/NAMESPACE]:PATH;
+                                   flags: -i, -l, -p, -t as ssh, -r, --preserve
   create vm [--name N] [--run-strategy S] [--memory M | --instancetype [KIND/]NAME]
             [--preference [KIND/]NAME] [--volume-containerdisk src:IMAGE[,name:N][,bootorder:N]]
             [--volume-pvc src:CLAIM[,name:N][,bootorder:N]] [--termination-grace-period S]
@@ -84,7 +99,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cmd := &command{client: c, config: cfg, namespace: namespace, out: out}
+	cmd := &command{client: c, config: cfg, namespace: namespace, out: out, in: os.Stdin, errOut: os.Stderr,
+		kubeconfig: *kubeconfig, as: *as}
 	return cmd.run(ctx, rest[0], rest[1:])
 }
 
@@ -120,6 +136,16 @@ type command struct {
 	config    *rest.Config
 	namespace string
 	out       io.Writer
+	// in and errOut are the terminal's other ends: port-forward --stdio
+	// carries its stream on in and out, so its messages go to errOut.
+	in     io.Reader
+	errOut io.Writer
+	// kubeconfig and as are the global flags as given, for the
+	// port-forward virtctl that ssh and scp start as their ProxyCommand.
+	kubeconfig, as string
+	// program is the virtctl to start for the tunnel; os.Args[0] when
+	// empty.
+	program string
 }
 
 func (c *command) put(ctx context.Context, resource, name, verb string, body any) error {
