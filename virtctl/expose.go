@@ -2,8 +2,6 @@ package virtctl
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/virtflow/virtflow/wire/launcherpod"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -167,7 +166,7 @@ func (c *command) exposedObject(ctx context.Context, vmType, name string) (*expo
 // by the vmi.kubevirt.io/id label virt-controller puts on it.
 func instanceExposed(meta *metav1.ObjectMeta, kind string, spec *kubevirtv1.VirtualMachineInstanceSpec) *exposedObject {
 	return &exposedObject{
-		selector: map[string]string{kubevirtv1.VirtualMachineInstanceIDLabel: instanceID(meta.Name)},
+		selector: map[string]string{kubevirtv1.VirtualMachineInstanceIDLabel: launcherpod.InstanceID(meta.Name)},
 		ports:    podNetworkPorts(spec),
 		owner:    ownerRef(meta, kind),
 	}
@@ -221,17 +220,6 @@ func ownerRef(meta *metav1.ObjectMeta, kind string) metav1.OwnerReference {
 		Name: meta.Name, UID: meta.UID,
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false),
 	}
-}
-
-// instanceID is a VMI's name as a label value: names longer than a label
-// allows are cut and suffixed with a hash of the whole, as upstream (and
-// virt-controller, for the launcher pod's label) do.
-func instanceID(name string) string {
-	if len(name) <= 63 {
-		return name
-	}
-	sum := sha1.Sum([]byte(name))
-	return name[:54] + "-" + hex.EncodeToString(sum[:])[:8]
 }
 
 // podNetworkPorts are the ports declared on the interface of the pod

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/virtflow/virtflow/wire/launcherpod"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -165,6 +166,6 @@ func TestExposeRefusals(t *testing.T) {
 
 func TestInstanceIDKeepsShortNames(t *testing.T) {
 	name := strings.Repeat("a", 63)
-	require.Equal(t, name, instanceID(name))
-	require.Len(t, instanceID(name+"b"), 63)
+	require.Equal(t, name, launcherpod.InstanceID(name))
+	require.Len(t, launcherpod.InstanceID(name+"b"), 63)
 }

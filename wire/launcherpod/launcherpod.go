@@ -7,7 +7,9 @@
 package launcherpod
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -114,4 +116,15 @@ func CloudInitSecretDir(volume string, network bool) string {
 func SecondaryInterface(network string) string {
 	sum := sha256.Sum256([]byte(network))
 	return fmt.Sprintf("pod%x", sum)[:14]
+}
+
+// InstanceID is a VMI's name as the value of the vmi.kubevirt.io/id label
+// of its launcher pod, which virtctl expose selects: names longer than a
+// label allows are cut and suffixed with a hash of the whole, as upstream.
+func InstanceID(name string) string {
+	if len(name) <= 63 {
+		return name
+	}
+	sum := sha1.Sum([]byte(name))
+	return name[:54] + "-" + hex.EncodeToString(sum[:])[:8]
 }

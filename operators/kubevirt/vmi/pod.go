@@ -1,9 +1,7 @@
 package vmi
 
 import (
-	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -179,16 +177,6 @@ func podLabels(vmi *kubevirtv1.VirtualMachineInstance) map[string]string {
 	l[kubevirtv1.AppLabel] = LauncherLabel
 	l[kubevirtv1.CreatedByLabel] = string(vmi.UID)
 	l["vm.kubevirt.io/name"] = vmi.Name
-	l[kubevirtv1.VirtualMachineInstanceIDLabel] = instanceID(vmi.Name)
+	l[kubevirtv1.VirtualMachineInstanceIDLabel] = launcherpod.InstanceID(vmi.Name)
 	return l
-}
-
-// instanceID is the VMI's name as a label value: names longer than a
-// label allows are cut and suffixed with a hash of the whole, as upstream.
-func instanceID(name string) string {
-	if len(name) <= 63 {
-		return name
-	}
-	sum := sha1.Sum([]byte(name))
-	return name[:54] + "-" + hex.EncodeToString(sum[:])[:8]
 }
