@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/operators/networkaddons/kubemacpool"
 	"github.com/virtflow/virtflow/operators/networkaddons/networkaddonsconfig"
@@ -79,6 +80,13 @@ func TestKubeMacPoolGivesConcurrentVMsDistinctMACs(t *testing.T) {
 		require.NotContains(t, seen, mac, "%s and %s share %s", name, seen[mac], mac)
 		seen[mac] = name
 	}
+	// Each answer waited for its reservation to be journaled; once the VMs
+	// are stored the controller settles them and the journal empties.
+	require.Eventually(t, func() bool {
+		cm := &corev1.ConfigMap{}
+		err := s.c.Get(context.Background(), crclient.ObjectKey{Namespace: "kubevirt-hyperconverged", Name: "kubemacpool-vm-configmap"}, cm)
+		return err == nil && len(cm.Data) == 0
+	}, time.Minute, time.Second, "the reservation journal exists and is settled")
 }
 
 // TestKubeMacPoolRefusesADuplicateAndFreesADeletedVMsMAC asks for a held

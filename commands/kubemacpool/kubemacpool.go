@@ -77,13 +77,22 @@ func (s settings) setup(mgr ctrl.Manager) error {
 	if err := mgr.Add(exp); err != nil {
 		return fmt.Errorf("adding the reservation expiry: %w", err)
 	}
+	j := &journal{c: mgr.GetClient(), api: mgr.GetAPIReader(), ns: manager.Namespace(), pool: pool}
 	build := func(ctx context.Context) (http.Handler, *x509.CertPool, error) {
 		if err := rebuild(ctx, mgr.GetAPIReader(), pool); err != nil {
 			return nil, nil, err
 		}
+		pending, err := j.load(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		pool.RestorePending(pending)
 		rebuilt.Store(true)
-		log.FromContext(ctx).Info("mac pool rebuilt", "range", r.String(), "macs", pool.Len())
-		return Handler(pool, namespaceReader{cache: mgr.GetClient(), api: mgr.GetAPIReader()}), nil, nil
+		log.FromContext(ctx).Info("mac pool rebuilt", "range", r.String(), "macs", pool.Len(), "pending", len(pending))
+		return Handler(pool, namespaceReader{cache: mgr.GetClient(), api: mgr.GetAPIReader()}, j.save), nil, nil
+	}
+	if err := mgr.Add(j); err != nil {
+		return fmt.Errorf("adding the reservation journal: %w", err)
 	}
 	// The server builds its handler, and so rebuilds the pool, on the
 	// elected replica only; readiness passes once it serves.
@@ -119,10 +128,11 @@ func (r namespaceReader) List(ctx context.Context, list crclient.ObjectList, opt
 	return r.cache.List(ctx, list, opts...)
 }
 
-// Handler serves the VirtualMachine webhook, reading namespaces through r.
-func Handler(pool *kubemacpool.Pool, r crclient.Reader) http.Handler {
+// Handler serves the VirtualMachine webhook, reading namespaces through r;
+// persist keeps the reservations before each answer.
+func Handler(pool *kubemacpool.Pool, r crclient.Reader, persist func(context.Context) error) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(kubemacpool.MutatePath, &webhook.Admission{Handler: &kubemacpool.VMMutator{Pool: pool, Namespaces: r, Mode: kubemacpool.OptOut}})
+	mux.Handle(kubemacpool.MutatePath, &webhook.Admission{Handler: &kubemacpool.VMMutator{Pool: pool, Namespaces: r, Mode: kubemacpool.OptOut, Persist: persist}})
 	return mux
 }
 

@@ -25,6 +25,9 @@ type VMMutator struct {
 	// Namespaces reads the VM's namespace for its opt-in/opt-out label.
 	Namespaces client.Reader
 	Mode       OptMode
+	// Persist, when set, keeps the reservations before the answer is sent:
+	// a restart right after must not offer the same MACs again.
+	Persist func(context.Context) error
 	// Now stamps the reservations; time.Now when nil.
 	Now func() time.Time
 }
@@ -52,6 +55,11 @@ func (m *VMMutator) Handle(ctx context.Context, req admission.Request) admission
 	}
 	if !review.Allowed {
 		return admission.Denied(review.Message)
+	}
+	if m.Persist != nil && len(review.Patch) > 0 && (req.DryRun == nil || !*req.DryRun) {
+		if err := m.Persist(ctx); err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		}
 	}
 	return admission.Patched("", review.Patch...)
 }

@@ -3,6 +3,7 @@ package kubemacpool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -120,4 +121,23 @@ func TestTheSelectorAndTheHandlerAgreeOnManagedNamespaces(t *testing.T) {
 			assert.Equal(t, NamespaceManaged(mode, labels), sel.Matches(k8slabels.Set(labels)), "%s %v", mode, labels)
 		}
 	}
+}
+
+// TestTheAnswerWaitsForTheJournal: a reservation is kept before the VM's
+// MAC is handed out, and a journal that cannot keep it refuses the VM
+// rather than promise a MAC a restart would forget.
+func TestTheAnswerWaitsForTheJournal(t *testing.T) {
+	p := newTestPool(t, "02:00:00:00:00:00", "02:00:00:00:00:0f")
+	m := mutator(t, p, namespace("default", nil))
+	var kept []Reservation
+	m.Persist = func(context.Context) error { kept = p.Pending(); return nil }
+	vm := testVM("default", "a", podIface("default", ""))
+	got := applyPatch(t, vm, m.Handle(context.Background(), createRequest(t, vm, false)))
+	require.Len(t, kept, 1)
+	assert.Equal(t, got.Spec.Template.Spec.Domain.Devices.Interfaces[0].MacAddress, kept[0].MAC)
+
+	m.Persist = func(context.Context) error { return errors.New("apiserver gone") }
+	resp := m.Handle(context.Background(), createRequest(t, testVM("default", "b", podIface("default", "")), false))
+	require.False(t, resp.Allowed)
+	assert.Equal(t, int32(http.StatusInternalServerError), resp.Result.Code)
 }

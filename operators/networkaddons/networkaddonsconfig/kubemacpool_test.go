@@ -2,6 +2,7 @@ package networkaddonsconfig
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,8 +112,11 @@ func TestKubeMacPoolsRoleIsNarrow(t *testing.T) {
 	var resources []string
 	for _, rule := range role.Rules {
 		resources = append(resources, rule.Resources...)
+		if slices.Contains(rule.Resources, "configmaps") {
+			assert.Equal(t, []string{kubemacpool.JournalConfigMap}, rule.ResourceNames, "only its journal")
+		}
 	}
-	assert.ElementsMatch(t, []string{"leases", "events"}, resources)
+	assert.ElementsMatch(t, []string{"leases", "events", "configmaps"}, resources)
 }
 
 func TestAGeneratedRangeIsKeptAcrossRenders(t *testing.T) {

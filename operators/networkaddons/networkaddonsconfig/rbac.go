@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/kube/workloads"
+	"github.com/virtflow/virtflow/operators/networkaddons/kubemacpool"
 )
 
 // kubeMacPoolRole is upstream's role name.
@@ -14,7 +15,7 @@ const kubeMacPoolRole = "kubemacpool-manager-role"
 // KubeMacPoolAccess is what kubemacpool's code does, narrower than
 // upstream's role: it reads VMs (to rebuild, commit, release and expire)
 // and namespaces (their opt-out label), never writes either, elects its
-// leader and records events in its namespace. Its certificate is the
+// leader, records events and journals its reservations in its namespace. Its certificate is the
 // operator's to issue, so it needs no Secret or webhook configuration.
 func KubeMacPoolAccess() workloads.Access {
 	return workloads.Access{Role: kubeMacPoolRole,
@@ -25,6 +26,8 @@ func KubeMacPoolAccess() workloads.Access {
 		Namespaced: []rbacv1.PolicyRule{
 			workloads.Rule("coordination.k8s.io", workloads.LeaderElection, "leases"),
 			workloads.Rule("", workloads.Record, "events"),
+			// Its reservation journal, written by server-side apply.
+			workloads.Named("", "configmaps", []string{"get", "create", "update", "patch"}, kubemacpool.JournalConfigMap),
 		},
 	}
 }
