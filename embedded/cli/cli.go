@@ -163,6 +163,7 @@ func up(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&o.CLIDownloads, "cli-downloads", "", "the virtctl builds hco's cli-download serves (built by hack/virtctl-builds.sh when empty)")
 	noHC := fs.Bool("no-hyperconverged", false, "do not create the default HyperConverged")
 	fs.BoolVar(&o.NoTekton, "no-tekton", false, "do not install Tekton Pipelines on the node")
+	fs.IntVar(&o.Nodes, "nodes", 0, "how many nodes to run, each in its own namespaces after the first (0: as many as the last start, one the first time)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

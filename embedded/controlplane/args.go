@@ -86,6 +86,10 @@ func (cp *ControlPlane) controllerManagerArgs() []string {
 		"--cluster-signing-cert-file=" + cp.path("pki", "ca.crt"),
 		"--cluster-signing-key-file=" + cp.path("pki", "ca.key"),
 		"--service-cluster-ip-range=" + cp.cfg.ServiceClusterIPRange,
+		// Node IPAM: each node's pod network, a /24 of the cluster's.
+		"--allocate-node-cidrs=true",
+		"--cluster-cidr=" + cp.cfg.ClusterCIDR,
+		"--node-cidr-mask-size=24",
 		"--controllers=*",
 		"--v=1",
 	}

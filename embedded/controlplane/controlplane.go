@@ -33,6 +33,9 @@ type Config struct {
 	EtcdPort int
 	// ServiceClusterIPRange is the range ClusterIPs are allocated from.
 	ServiceClusterIPRange string
+	// ClusterCIDR is the pods' network, which kube-controller-manager cuts
+	// into one /24 per node.
+	ClusterCIDR string
 	// Address is where kube-apiserver serves and what it advertises;
 	// 127.0.0.1 when empty. A real node needs a non-loopback one that its
 	// pods reach (the node bridge's address).
@@ -152,6 +155,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.EtcdPort == 0 {
 		cfg.EtcdPort = freePortPair()
+	}
+	if cfg.ClusterCIDR == "" {
+		cfg.ClusterCIDR = "10.244.0.0/16"
 	}
 	if cfg.ServiceClusterIPRange == "" {
 		cfg.ServiceClusterIPRange = "10.0.0.0/24"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"net/netip"
 	"path/filepath"
 	"strings"
 )
@@ -116,6 +117,11 @@ func (n *Node) kubeletConfig() ([]byte, error) {
 		},
 		"clusterDomain": n.cfg.ClusterDomain,
 	}
+	if n.cfg.Isolation != nil {
+		// Its own cgroup tree: a kubelet removes the pod cgroups it does
+		// not know under its root, which would be another node's pods.
+		conf["cgroupRoot"] = "/" + n.cfg.Name
+	}
 	if n.cfg.ClusterDNS != "" {
 		conf["clusterDNS"] = []string{n.cfg.ClusterDNS}
 	}
@@ -130,7 +136,7 @@ func (n *Node) proxyConfig() ([]byte, error) {
 		"kind":               "KubeProxyConfiguration",
 		"mode":               "nftables",
 		"clientConnection":   map[string]string{"kubeconfig": n.cfg.Credentials.ProxyKubeconfig},
-		"clusterCIDR":        n.cfg.Bridge.Address.Masked().String(),
+		"clusterCIDR":        n.clusterCIDR().String(),
 		"hostnameOverride":   n.cfg.Name,
 		"bindAddress":        n.IP().String(),
 		"healthzBindAddress": n.IP().String() + ":10256",
@@ -150,4 +156,11 @@ func writeFile(path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+func (n *Node) clusterCIDR() netip.Prefix {
+	if n.cfg.ClusterCIDR.IsValid() {
+		return n.cfg.ClusterCIDR
+	}
+	return n.cfg.Bridge.Address.Masked()
 }

@@ -21,7 +21,7 @@ const criNamespace = "k8s.io"
 
 func (n *Node) startContainerd(ctx context.Context) error {
 	conf := n.path("containerd.toml")
-	if err := writeFile(conf, []byte(n.containerdConfig())); err != nil {
+	if err := writeFile(n.hostPath("containerd.toml"), []byte(n.containerdConfig())); err != nil {
 		return err
 	}
 	if err := n.writeRegistryHosts(); err != nil {
@@ -49,7 +49,7 @@ func (n *Node) waitContainerd(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("containerd did not answer on %s: %w; the end of %s:\n%s", n.ContainerdSocket(), ctx.Err(),
-				n.path("logs", "containerd.log"), process.Tail(n.path("logs", "containerd.log"), 2000))
+				n.hostPath("logs", "containerd.log"), process.Tail(n.hostPath("logs", "containerd.log"), 2000))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -39,7 +39,7 @@ var kernelSettings = append(slices.Clone(kubeletSettings), forwarding)
 // recordHost writes the record on the first start and loads it on later
 // ones.
 func (n *Node) recordHost(ctx context.Context) error {
-	file := n.path("host-before.json")
+	file := n.hostPath("host-before.json")
 	if data, err := os.ReadFile(file); err == nil {
 		if err := json.Unmarshal(data, &n.host); err != nil {
 			return fmt.Errorf("reading %s: %w", file, err)

@@ -10,7 +10,7 @@ func (n *Node) writeNetworkConfig() error {
 	if err != nil {
 		return fmt.Errorf("rendering CNI configuration: %w", err)
 	}
-	return writeFile(n.path("cni", "net.d", "10-virtflow.conflist"), cni)
+	return writeFile(n.hostPath("cni", "net.d", "10-virtflow.conflist"), cni)
 }
 
 func (n *Node) startKubelet() error {
@@ -18,7 +18,7 @@ func (n *Node) startKubelet() error {
 	if err != nil {
 		return fmt.Errorf("rendering kubelet configuration: %w", err)
 	}
-	if err := writeFile(n.path("kubelet.yaml"), conf); err != nil {
+	if err := writeFile(n.hostPath("kubelet.yaml"), conf); err != nil {
 		return err
 	}
 	args := []string{
@@ -37,7 +37,7 @@ func (n *Node) startProxy() error {
 	if err != nil {
 		return fmt.Errorf("rendering kube-proxy configuration: %w", err)
 	}
-	if err := writeFile(n.path("kube-proxy.yaml"), conf); err != nil {
+	if err := writeFile(n.hostPath("kube-proxy.yaml"), conf); err != nil {
 		return err
 	}
 	return n.run("kube-proxy", filepath.Join(n.cfg.KubeBinDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"})

@@ -54,6 +54,17 @@ type Config struct {
 	// Images are imported into containerd at every start (unchanged ones
 	// cost nothing).
 	Images []images.Image
+	// NodeIP is the node's address; the bridge's when unset.
+	NodeIP netip.Addr
+	// RegistryIP is where the node registry listens; NodeIP when unset.
+	RegistryIP netip.Addr
+	// ClusterCIDR is every node's pod networks together, which kube-proxy
+	// tells in-cluster traffic by; the bridge's prefix when unset.
+	ClusterCIDR netip.Prefix
+	// Isolation, when set, runs the node in namespaces of its own. Its
+	// bridge may then be unset at start: SetPodNetwork adds it once the
+	// Node has its pod CIDR.
+	Isolation *Isolation
 }
 
 // Node is a running node.
@@ -77,7 +88,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	// Restarted when killed, as a service manager would: pods outlive both.
-	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs"), Restart: true}}
+	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(hostDataDir(cfg), "logs"), Restart: true}}
 	if err := n.start(ctx); err != nil {
 		return nil, errors.Join(err, n.Stop())
 	}
@@ -88,12 +99,18 @@ func (n *Node) start(ctx context.Context) error {
 	if err := n.takeLock(); err != nil {
 		return err
 	}
-	for _, d := range []string{n.path("logs"), n.statePath()} {
+	for _, d := range []string{n.hostPath("logs"), n.statePath()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	if err := n.recordHost(ctx); err != nil {
+	if iso := n.cfg.Isolation; iso != nil {
+		// The first node records and restores the host's settings; an
+		// isolated node's network settings go with its namespace.
+		if err := iso.ensure(ctx, n.cfg.Name, n.cfg.DataDir); err != nil {
+			return err
+		}
+	} else if err := n.recordHost(ctx); err != nil {
 		return err
 	}
 	if err := n.startContainerd(ctx); err != nil {
@@ -102,8 +119,10 @@ func (n *Node) start(ctx context.Context) error {
 	if err := n.importImages(ctx); err != nil {
 		return err
 	}
-	if err := n.writeNetworkConfig(); err != nil {
-		return err
+	if n.cfg.Bridge.Address.IsValid() {
+		if err := n.writeNetworkConfig(); err != nil {
+			return err
+		}
 	}
 	if err := n.startKubelet(); err != nil {
 		return err
@@ -142,7 +161,15 @@ func withDefaults(cfg Config) Config {
 }
 
 // IP is the node's address.
-func (n *Node) IP() netip.Addr { return n.cfg.Bridge.Address.Addr() }
+func (n *Node) IP() netip.Addr {
+	if n.cfg.NodeIP.IsValid() {
+		return n.cfg.NodeIP
+	}
+	return n.cfg.Bridge.Address.Addr()
+}
+
+// Name is the Node's name.
+func (n *Node) Name() string { return n.cfg.Name }
 
 // KubeletRoot is the kubelet's root directory, where pods' volumes are.
 func (n *Node) KubeletRoot() string { return n.path("kubelet") }
@@ -151,7 +178,10 @@ func (n *Node) KubeletRoot() string { return n.path("kubelet") }
 func (n *Node) ContainerdSocket() string { return n.statePath("containerd.sock") }
 
 // LogDir holds containerd.log, kubelet.log and kube-proxy.log.
-func (n *Node) LogDir() string { return n.path("logs") }
+func (n *Node) LogDir() string { return n.hostPath("logs") }
+
+// HostDataDir is where the node's data is on the host.
+func (n *Node) HostDataDir() string { return hostDataDir(n.cfg) }
 
 // Healthy returns a node process that keeps dying, if any.
 func (n *Node) Healthy() error { return n.procs.Healthy() }
@@ -194,11 +224,27 @@ func (n *Node) takeLock() error {
 const stopGrace = 30 * time.Second
 
 func (n *Node) run(name, bin string, args []string, env ...string) error {
+	if iso := n.cfg.Isolation; iso != nil {
+		bin, args = iso.wrap(n.cfg.Name, bin, args)
+	}
 	return n.procs.Start(name, bin, args, env...)
 }
 
+// path is a path of the node's data as the node's processes see it.
 func (n *Node) path(elem ...string) string {
 	return filepath.Join(append([]string{n.cfg.DataDir}, elem...)...)
+}
+
+// hostPath is the same path as this process, on the host, sees it.
+func (n *Node) hostPath(elem ...string) string {
+	return filepath.Join(append([]string{hostDataDir(n.cfg)}, elem...)...)
+}
+
+func hostDataDir(cfg Config) string {
+	if cfg.Isolation != nil && cfg.Isolation.HostDataDir != "" {
+		return cfg.Isolation.HostDataDir
+	}
+	return cfg.DataDir
 }
 
 func (n *Node) statePath(elem ...string) string {

@@ -36,11 +36,15 @@ func (n *Node) Purge(ctx context.Context) error {
 // node left, and purges.
 func PurgeStopped(ctx context.Context, cfg Config) error {
 	cfg = withDefaults(cfg)
-	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(cfg.DataDir, "logs")}}
+	n := &Node{cfg: cfg, procs: process.Group{LogDir: filepath.Join(hostDataDir(cfg), "logs")}}
 	if err := n.takeLock(); err != nil {
 		return err
 	}
-	if err := n.recordHost(ctx); err != nil {
+	if iso := cfg.Isolation; iso != nil {
+		if err := iso.ensure(ctx, cfg.Name, cfg.DataDir); err != nil {
+			return errors.Join(err, n.Stop())
+		}
+	} else if err := n.recordHost(ctx); err != nil {
 		return errors.Join(err, n.Stop())
 	}
 	if err := n.startContainerd(ctx); err != nil {
@@ -55,20 +59,33 @@ func (n *Node) purge(ctx context.Context) error {
 	if err := n.removePods(ctx); err != nil {
 		return errors.Join(err, n.Stop())
 	}
+	if iso := n.cfg.Isolation; iso != nil {
+		return n.purgeIsolated(iso)
+	}
 	errs := []error{n.Stop(), n.restoreSysctls(forwarding)}
 	errs = append(errs, n.cleanupProxy(ctx))
 	errs = append(errs, removeKubeletChains(ctx), removeCNIChains(ctx))
 	errs = append(errs, n.removeNewEmptyTables(ctx))
 	errs = append(errs, removeCgroups("kubepods"))
 	errs = append(errs, unmountUnder(n.cfg.DataDir, n.cfg.StateDir))
-	errs = append(errs, removeLogLinks(n.path("pod-logs")))
+	errs = append(errs, removeLogLinks(n.hostPath("pod-logs")))
 	errs = append(errs, n.removeFixedPaths())
 	errs = append(errs, os.RemoveAll(n.cfg.StateDir), os.RemoveAll(n.cfg.StateDir+".lock"))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	// Purged: a later start is a first start again.
-	return os.Remove(n.path("host-before.json"))
+	return os.Remove(n.hostPath("host-before.json"))
+}
+
+// purgeIsolated removes an isolated node once its pods are gone: its
+// rules, chains and mounts live in its namespaces, which go with it (the
+// caller deletes its network namespace); its cgroups and state remain.
+func (n *Node) purgeIsolated(iso *Isolation) error {
+	errs := []error{n.Stop(), iso.release(n.cfg.Name), removeCgroups(n.cfg.Name)}
+	errs = append(errs, unmountUnder(iso.HostDataDir, n.cfg.StateDir))
+	errs = append(errs, os.RemoveAll(n.cfg.StateDir), os.RemoveAll(n.cfg.StateDir+".lock"))
+	return errors.Join(errs...)
 }
 
 // removePods stops and removes every pod sandbox containerd's CRI knows.

@@ -3,6 +3,7 @@ package kubenode
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 )
 
@@ -19,12 +20,21 @@ const RegistryPushPort = 5001
 
 // RegistryAddress is the node registry's host:port.
 func (n *Node) RegistryAddress() string {
-	return net.JoinHostPort(n.IP().String(), strconv.Itoa(RegistryPort))
+	return net.JoinHostPort(n.registryIP().String(), strconv.Itoa(RegistryPort))
+}
+
+// registryIP is where the registry listens: the first node's address,
+// which other nodes reach through the host.
+func (n *Node) registryIP() netip.Addr {
+	if n.cfg.RegistryIP.IsValid() {
+		return n.cfg.RegistryIP
+	}
+	return n.IP()
 }
 
 // RegistryPushAddress is the node registry's push endpoint, host:port.
 func (n *Node) RegistryPushAddress() string {
-	return net.JoinHostPort(n.IP().String(), strconv.Itoa(RegistryPushPort))
+	return net.JoinHostPort(n.registryIP().String(), strconv.Itoa(RegistryPushPort))
 }
 
 // writeRegistryHosts tells containerd to reach the node's registry, by its
@@ -36,7 +46,7 @@ func (n *Node) writeRegistryHosts() error {
 	server := "http://" + n.RegistryAddress()
 	hosts := fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", server, server)
 	for _, name := range []string{RegistryName, n.RegistryAddress()} {
-		if err := writeFile(n.path("certs.d", name, "hosts.toml"), []byte(hosts)); err != nil {
+		if err := writeFile(n.hostPath("certs.d", name, "hosts.toml"), []byte(hosts)); err != nil {
 			return err
 		}
 	}

@@ -160,6 +160,8 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if cfg.Images, err = p.nodeImages(t, dns.Image, registry.Image); err != nil {
 		return err
 	}
+	cfg.ClusterCIDR = ClusterCIDR
+	p.nodeCfg = cfg
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
 	if p.node, err = kubenode.Start(ctx, cfg); err != nil {
 		return err
@@ -169,6 +171,13 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 		return fmt.Errorf("connecting to kube-apiserver: %w", err)
 	}
 	if err := p.node.WaitReady(ctx, cs); err != nil {
+		return err
+	}
+	count, err := nodeCount(o)
+	if err != nil {
+		return err
+	}
+	if err := p.startExtraNodes(ctx, t, count, cs); err != nil {
 		return err
 	}
 	p.say("installing cluster DNS and the node's registry")

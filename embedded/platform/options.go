@@ -48,6 +48,9 @@ type Options struct {
 	// (once) and names it when empty: the virtctl builds the
 	// virtctl-downloads image carries for hco's cli-download.
 	CLIDownloads string
+	// Nodes is how many nodes to run; 0 runs as many as the last start did
+	// (one the first time).
+	Nodes int
 }
 
 // DefaultDataDir is $VIRTFLOW_DATA_DIR, else /var/lib/virtflow for root

@@ -25,10 +25,12 @@ func Purge(ctx context.Context, o Options) error {
 		return err
 	}
 	cfg := nodeConfig(o, tools)
+	extra := purgeExtraNodes(ctx, o, tools, recordedNodes(o))
 	if _, err := os.Stat(cfg.DataDir); errors.Is(err, os.ErrNotExist) {
-		return NodeBridge.Remove(ctx)
+		return errors.Join(extra, NodeBridge.Remove(ctx))
 	}
 	return errors.Join(
+		extra,
 		kubenode.PurgeStopped(ctx, cfg),
 		NodeBridge.Remove(ctx),
 		removeLauncherCache(),

@@ -27,6 +27,10 @@ type Platform struct {
 	cp       *controlplane.ControlPlane
 	temporal *temporal.Server
 	node     *kubenode.Node
+	// nodeCfg is the first node's configuration, which extra nodes copy.
+	nodeCfg kubenode.Config
+	// extra are the nodes after the first, each in its own namespaces.
+	extra []*kubenode.Node
 	// temporalBridge relays the frontend, which like all of Temporal's
 	// services listens on 127.0.0.1, to the node's bridge for the pods.
 	// Temporal's internal ports stay off the bridge, where the host's
@@ -89,7 +93,7 @@ func (p *Platform) start(ctx context.Context) error {
 	p.cp, err = controlplane.Start(ctx, controlplane.Config{
 		DataDir: filepath.Join(o.DataDir, "kubernetes"), BinDir: tools.kube,
 		APIServerPort: o.APIServerPort, EtcdPort: o.EtcdPort,
-		Address: NodeBridge.Address.Addr().String(), ServiceClusterIPRange: ServiceCIDR,
+		Address: NodeBridge.Address.Addr().String(), ServiceClusterIPRange: ServiceCIDR, ClusterCIDR: ClusterCIDR.String(),
 	})
 	if err != nil {
 		return err
@@ -175,6 +179,9 @@ func (p *Platform) Stop() error {
 	var errs []error
 	// The node stops with its pods left running: VMs outlive the platform,
 	// and the next start picks them up (virtflow down --purge removes them).
+	for i := len(p.extra) - 1; i >= 0; i-- {
+		errs = append(errs, p.extra[i].Stop())
+	}
 	if p.node != nil {
 		errs = append(errs, p.node.Stop())
 	}
