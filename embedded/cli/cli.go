@@ -200,6 +200,7 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 	dnsDir := fs.String("coredns-tools-dir", "tools/coredns", "the tools/coredns module the cluster DNS is built from")
 	registryDir := fs.String("registry-tools-dir", "tools/registry", "the tools/registry module the node's OCI registry is built from")
 	csiDir := fs.String("csi-tools-dir", "tools/csi", "the tools/csi module the CSI external-provisioner is built from")
+	multusDir := fs.String("multus-tools-dir", "tools/multus", "the tools/multus module Multus CNI is built from")
 	tektonDir := fs.String("tekton-tools-dir", "tools/tekton", "the tools/tekton module Tekton Pipelines is built from")
 	cacheDir := fs.String("cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
 	if err := fs.Parse(args); err != nil {
@@ -227,6 +228,10 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "csi-provisioner ready in %s\n", dir)
+	if dir, _, err = binaries.EnsureMultus(ctx, *multusDir, *cacheDir, progress); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Multus ready in %s\n", dir)
 	if dir, _, err = binaries.EnsureTekton(ctx, *tektonDir, *cacheDir, progress); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/kube/workloads"
+	"github.com/virtflow/virtflow/wire/cniimage"
 )
 
 // Names of the linux-bridge component's objects, upstream's.
@@ -21,12 +22,12 @@ const (
 	LinuxBridgePlugin = "kube-cni-linux-bridge-plugin"
 	// PluginSourceDir is where the Linux bridge image keeps the CNI
 	// plugins it installs, as upstream's image does.
-	PluginSourceDir = "/usr/src/github.com/containernetworking/plugins/bin"
+	PluginSourceDir = cniimage.PluginDir
 )
 
 // linuxBridgePlugins are the plugins installed, each also as cnv-<name>,
 // the name HCO users write in their NetworkAttachmentDefinitions.
-var linuxBridgePlugins = []string{"bridge", "tuning"}
+var linuxBridgePlugins = cniimage.LinuxBridgePlugins
 
 // pluginMount is where the plugin installer sees the node's CNI binaries.
 const pluginMount = "/opt/cni/bin"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/operators/networkaddons/multus"
+	"github.com/virtflow/virtflow/wire/cniimage"
 )
 
 // Names of Multus's objects, as upstream's cluster-network-addons-operator
@@ -24,7 +25,7 @@ const (
 	// NADCRD is the NetworkAttachmentDefinition CRD.
 	NADCRD = "network-attachment-definitions.k8s.cni.cncf.io"
 	// MultusBinarySource is where the Multus image keeps the thin plugin.
-	MultusBinarySource = "/usr/src/multus-cni/bin/multus"
+	MultusBinarySource = cniimage.MultusBinary
 )
 
 func multusLabels() map[string]string {
