@@ -2,6 +2,7 @@ package kubenode
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 )
 
@@ -10,7 +11,11 @@ func (n *Node) writeNetworkConfig() error {
 	if err != nil {
 		return fmt.Errorf("rendering CNI configuration: %w", err)
 	}
-	return writeFile(n.path("cni", "net.d", "10-virtflow.conflist"), cni)
+	// The add-ons' plugin directory exists before any of them runs.
+	if err := os.MkdirAll(n.CNIPluginDir(), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", n.CNIPluginDir(), err)
+	}
+	return writeFile(filepath.Join(n.CNIConfDir(), "10-virtflow.conflist"), cni)
 }
 
 func (n *Node) startKubelet() error {

@@ -56,6 +56,9 @@ type Config struct {
 	Images []images.Image
 }
 
+// DefaultCNIBinDir holds Debian's CNI plugins (containernetworking-plugins).
+const DefaultCNIBinDir = "/usr/lib/cni"
+
 // Node is a running node.
 type Node struct {
 	cfg   Config
@@ -133,7 +136,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Runc = "/usr/sbin/runc"
 	}
 	if cfg.CNIBinDir == "" {
-		cfg.CNIBinDir = "/usr/lib/cni"
+		cfg.CNIBinDir = DefaultCNIBinDir
 	}
 	if cfg.ClusterDomain == "" {
 		cfg.ClusterDomain = "cluster.local"
@@ -146,6 +149,15 @@ func (n *Node) IP() netip.Addr { return n.cfg.Bridge.Address.Addr() }
 
 // KubeletRoot is the kubelet's root directory, where pods' volumes are.
 func (n *Node) KubeletRoot() string { return n.path("kubelet") }
+
+// CNIConfDir is where containerd reads the node's CNI configuration, and
+// the network add-ons write theirs (00-multus.conf sorts first).
+func (n *Node) CNIConfDir() string { return n.path("cni", "net.d") }
+
+// CNIPluginDir is the node's writable CNI plugin directory, which
+// containerd searches after CNIBinDir: the network add-ons install their
+// plugins there.
+func (n *Node) CNIPluginDir() string { return n.path("cni", "bin") }
 
 // ContainerdSocket is containerd's gRPC socket.
 func (n *Node) ContainerdSocket() string { return n.statePath("containerd.sock") }
