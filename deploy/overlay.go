@@ -37,6 +37,12 @@ const (
 	// step images ssp-operator names in the Tasks it installs.
 	TektonTasksImage         = "TEKTON_TASKS_IMAGE"
 	TektonTasksDiskVirtImage = "TEKTON_TASKS_DISK_VIRT_IMAGE"
+	// CNIBinDir and CNIConfDir are the node's writable CNI plugin and
+	// configuration directories; MultusImage holds Multus's thin plugin
+	// and the Linux bridge plugins.
+	CNIBinDir   = "CNI_BIN_DIR"
+	CNIConfDir  = "CNI_CONF_DIR"
+	MultusImage = "MULTUS_IMAGE"
 )
 
 // Overlay builds an overlay with kustomize, from the manifests this binary

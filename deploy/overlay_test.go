@@ -27,11 +27,13 @@ func TestEmbeddedOverlayRunsTheWorkerFromTheLocalImageAgainstTheEmbeddedTemporal
 		ComponentsTag: "0123abcd", CLIDownloadsTag: "0123abcd-beef", TemporalAddress: "10.244.0.1:7233", TemporalUI: "http://127.0.0.1:8233", KubeletRoot: "/data/kubelet", NodeDir: "/data/nodes",
 		HostRoot: "/data/host", CSIProvisionerImage: "virtflow.local/csi-provisioner:v5.3.0", DomainType: `""`,
 		TektonTasksImage: "virtflow.local/tekton-tasks:0a0b", TektonTasksDiskVirtImage: "virtflow.local/tekton-tasks-disk-virt:0c0d",
+		CNIBinDir: "/data/node/cni/bin", CNIConfDir: "/data/node/cni/net.d", MultusImage: "virtflow.local/multus:v4.2.2",
 	})
 	require.NoError(t, err)
 	for _, want := range []string{"kubelet-root: /data/kubelet", "node-dir: /data/nodes", "host-root: /data/host",
 		"csi-provisioner-image: virtflow.local/csi-provisioner:v5.3.0", `domain-type: ""`,
-		"tekton-tasks-image: virtflow.local/tekton-tasks:0a0b", "tekton-tasks-disk-virt-image: virtflow.local/tekton-tasks-disk-virt:0c0d", "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator",
+		"tekton-tasks-image: virtflow.local/tekton-tasks:0a0b", "cni-bin-dir: /data/node/cni/bin", "cni-conf-dir: /data/node/cni/net.d",
+		"multus-image: virtflow.local/multus:v4.2.2", "linux-bridge-image: virtflow.local/multus:v4.2.2", "--cni-conf-dir=$(CNI_CONF_DIR)", "tekton-tasks-disk-virt-image: virtflow.local/tekton-tasks-disk-virt:0c0d", "image: virtflow.local/virtflow:0123abcd\n        imagePullPolicy: IfNotPresent\n        name: virt-operator",
 		"image: virtflow.local/virtctl-downloads:0123abcd-beef\n        imagePullPolicy: IfNotPresent\n        name: server"} {
 		require.Contains(t, string(out), want)
 	}

@@ -67,8 +67,9 @@ bases=$!
 
 # Builds the pinned Kubernetes binaries (etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl) from
-# tools/k8s, containerd from tools/containerd, CoreDNS from tools/coredns and
-# the node's registry from tools/registry (first run only) and prints where
+# tools/k8s, containerd from tools/containerd, CoreDNS from tools/coredns,
+# the node's registry from tools/registry, the CSI external-provisioner from
+# tools/csi and Multus from tools/multus (first run only) and prints where
 # they are.
 step "Kubernetes, containerd, CoreDNS and registry binaries" go run ./cmd/virtflow prepare
 

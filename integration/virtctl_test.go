@@ -72,8 +72,8 @@ func TestVirtctlDrivesAVMThroughTheAggregatedAPI(t *testing.T) {
 
 	require.Eventually(t, func() bool {
 		out, err := n.virtctl(ns, "guestosinfo", "vmctl")
-		return err == nil && strings.Contains(out, `"id": "virtflow-test-guest"`) && strings.Contains(out, `"hostname": "virtflow-guest"`)
-	}, time.Minute, 500*time.Millisecond, "guestosinfo did not report the test guest's agent")
+		return err == nil && strings.Contains(out, `"id": "virtflow-test-guest"`) && strings.Contains(out, `"hostname": "vmctl"`)
+	}, time.Minute, 500*time.Millisecond, "guestosinfo did not report the test guest's agent, with the host name DHCP gave")
 	v := &kubevirtv1.VirtualMachineInstance{}
 	require.Eventually(t, func() bool {
 		return n.c.Get(ctx, key, v) == nil && v.Status.GuestOSInfo.ID == "virtflow-test-guest"

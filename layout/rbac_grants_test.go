@@ -91,6 +91,7 @@ var resources = map[string][2]string{
 	"VirtualMachineClusterInstancetype": {"instancetype.kubevirt.io", "virtualmachineclusterinstancetypes"},
 	"VirtualMachineClusterPreference":   {"instancetype.kubevirt.io", "virtualmachineclusterpreferences"},
 	"Task":                              {"tekton.dev", "tasks"}, "Pipeline": {"tekton.dev", "pipelines"},
+	"CustomResourceDefinition": {"apiextensions.k8s.io", "customresourcedefinitions"},
 }
 
 // writes are what an operator does to what it renders: server-side apply

@@ -55,6 +55,9 @@ type settings struct {
 	// tektonTasksImage and tektonTasksDiskVirtImage are the step images
 	// ssp-operator names in the Tekton tasks it installs.
 	tektonTasksImage, tektonTasksDiskVirtImage string
+	// network is what cluster-network-addons-operator puts on the nodes:
+	// the Multus and Linux bridge images, and the nodes' CNI directories.
+	network networkaddonsconfig.Install
 }
 
 // Main runs the operator name until ctx ends.
@@ -133,6 +136,8 @@ func (s *settings) flags(fs *flag.FlagSet, name string) {
 		fs.StringVar(&s.temporalServerName, "temporal-tls-server-name", "", "with --temporal-tls: the name the Temporal frontend's certificate must carry; the address's host when empty")
 	case "ssp-operator":
 		s.own = manager.TemporalFlags(fs)
+	case "cluster-network-addons-operator":
+		s.networkFlags(fs)
 	}
 	fs.StringVar(&s.kubeletRoot, "kubelet-root", "/var/lib/kubelet", "the kubelet's root directory on every node")
 	fs.StringVar(&s.nodeDir, "node-dir", "/var/lib/virtflow/nodes", "virt-handler's per-node state, a directory per node")
@@ -158,13 +163,24 @@ func (s settings) operator(name, image string) (workloads.Kind, workloads.Render
 		in := hostpathprovisioner.Install{Namespace: ns, Image: image, ProvisionerImage: s.provisionerImage, KubeletRoot: s.kubeletRoot, HostRoot: s.hostRoot}
 		return hostpathprovisioner.Kind(v), in.Render, nil
 	case "cluster-network-addons-operator":
-		in := networkaddonsconfig.Install{Namespace: ns, Image: image}
+		in := s.network
+		in.Namespace, in.Image = ns, image
 		return networkaddonsconfig.Kind(v), in.Render, nil
 	case "ssp-operator":
 		in := ssp.Install{Namespace: ns, Image: image}
 		return ssp.Kind(v), in.Render, nil
 	}
 	return workloads.Kind{}, nil, fmt.Errorf("no operator named %s", name)
+}
+
+// networkFlags are cluster-network-addons-operator's: the images its node
+// components run and where every node keeps its CNI plugins and
+// configuration (the runtime must search the plugin directory).
+func (s *settings) networkFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.network.MultusImage, "multus-image", "quay.io/virtflow/multus:v4.2.2", "Multus's thin plugin at "+networkaddonsconfig.MultusBinarySource)
+	fs.StringVar(&s.network.LinuxBridgeImage, "linux-bridge-image", "quay.io/virtflow/multus:v4.2.2", "the bridge and tuning CNI plugins under "+networkaddonsconfig.PluginSourceDir+", with a shell")
+	fs.StringVar(&s.network.CNIBinDir, "cni-bin-dir", networkaddonsconfig.DefaultCNIBinDir, "the nodes' writable CNI plugin directory")
+	fs.StringVar(&s.network.CNIConfDir, "cni-conf-dir", networkaddonsconfig.DefaultCNIConfDir, "the nodes' CNI configuration directory")
 }
 
 // componentsTLS is how the components prove themselves to Temporal; nil

@@ -30,3 +30,16 @@ func TestOnlyTheOperatorsThatReachTemporalTakeItsFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "/c", s.own.TLS.Cert, "ssp-operator dials with its own certificate")
 }
+
+func TestTheNetworkOperatorTakesTheNodesCNIDirectories(t *testing.T) {
+	s, err := parse(t, "cluster-network-addons-operator", "--cni-bin-dir=/data/node/cni/bin", "--cni-conf-dir=/data/node/cni/net.d", "--multus-image=virtflow.local/multus:v4.2.2")
+	require.NoError(t, err)
+	_, render, err := s.operator("cluster-network-addons-operator", "img")
+	require.NoError(t, err)
+	require.NotNil(t, render)
+	require.Equal(t, "/data/node/cni/bin", s.network.CNIBinDir)
+	require.Equal(t, "/data/node/cni/net.d", s.network.CNIConfDir)
+	require.Equal(t, "virtflow.local/multus:v4.2.2", s.network.MultusImage)
+	_, err = parse(t, "virt-operator", "--cni-bin-dir=/x")
+	require.Error(t, err, "only the network operator has CNI directories")
+}

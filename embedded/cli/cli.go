@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/virtflow/virtflow/commands/bridgemarker"
 	"github.com/virtflow/virtflow/commands/cdiapiserver"
 	"github.com/virtflow/virtflow/commands/cdicontroller"
 	"github.com/virtflow/virtflow/commands/cdiuploadproxy"
@@ -21,6 +22,7 @@ import (
 	"github.com/virtflow/virtflow/commands/hcowebhook"
 	"github.com/virtflow/virtflow/commands/hostpathcsi"
 	"github.com/virtflow/virtflow/commands/kubemacpool"
+	"github.com/virtflow/virtflow/commands/multus"
 	"github.com/virtflow/virtflow/commands/templatevalidator"
 	"github.com/virtflow/virtflow/commands/virtapiserver"
 	"github.com/virtflow/virtflow/commands/virtcontroller"
@@ -65,6 +67,10 @@ commands:
            run SSP's template validator (its Deployment's command)
   kubemacpool [--cert-dir DIR] [--range-start MAC --range-end MAC] [--wait-time SECONDS]
            run kubemacpool's MAC pool and VM webhook (its Deployment's command)
+  multus --cni-conf-dir DIR --cni-bin-dir DIR [--master-cni-file NAME]
+           keep the node's 00-multus.conf and Multus's kubeconfig (the multus DaemonSet's container)
+  bridge-marker --node-name NAME [--update-interval SECONDS] [--health-probe-port PORT]
+           publish the node's Linux bridges as bridge.network.kubevirt.io/<bridge> (its DaemonSet's command)
   control-worker --temporal-address HOST:PORT
            run the control worker with in-cluster credentials (the virtflow-worker Deployment's command)
   console --listen ADDR --temporal-address HOST:PORT --temporal-ui URL [--kubeconfig FILE]
@@ -131,6 +137,10 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return templatevalidator.Main(ctx, args[1:])
 	case "kubemacpool":
 		return kubemacpool.Main(ctx, args[1:])
+	case "multus":
+		return multus.Main(ctx, args[1:])
+	case "bridge-marker":
+		return bridgemarker.Main(ctx, args[1:])
 	case "virt-operator", "cdi-operator", "hostpath-provisioner-operator", "cluster-network-addons-operator", "ssp-operator":
 		return componentoperator.Main(ctx, args[0], args[1:])
 	case "hostpath-csi":
@@ -191,6 +201,7 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 	dnsDir := fs.String("coredns-tools-dir", "tools/coredns", "the tools/coredns module the cluster DNS is built from")
 	registryDir := fs.String("registry-tools-dir", "tools/registry", "the tools/registry module the node's OCI registry is built from")
 	csiDir := fs.String("csi-tools-dir", "tools/csi", "the tools/csi module the CSI external-provisioner is built from")
+	multusDir := fs.String("multus-tools-dir", "tools/multus", "the tools/multus module Multus CNI is built from")
 	tektonDir := fs.String("tekton-tools-dir", "tools/tekton", "the tools/tekton module Tekton Pipelines is built from")
 	cacheDir := fs.String("cache-dir", binaries.DefaultCacheRoot(), "build cache (env VIRTFLOW_CACHE_DIR)")
 	if err := fs.Parse(args); err != nil {
@@ -218,6 +229,10 @@ func prepare(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "csi-provisioner ready in %s\n", dir)
+	if dir, _, err = binaries.EnsureMultus(ctx, *multusDir, *cacheDir, progress); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Multus ready in %s\n", dir)
 	if dir, _, err = binaries.EnsureTekton(ctx, *tektonDir, *cacheDir, progress); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // containerdConfig is containerd's configuration (version 4, containerd
 // 2.x's current one) with the settings this kind of host needs: no
 // CAP_SYS_RESOURCE (restrict_oom_score_adj), cgroupfs, Debian's runc, the
-// CNI plugins from /usr/lib/cni, a local pause image, and nothing read from
+// CNI plugins from /usr/lib/cni and the node's writable plugin directory, a local pause image, and nothing read from
 // /etc/containerd.
 func (n *Node) containerdConfig() string {
 	lines := []string{
@@ -44,8 +44,10 @@ func (n *Node) containerdConfig() string {
 		fmt.Sprintf("  BinaryName = %q", n.cfg.Runc),
 		"  SystemdCgroup = false",
 		"[plugins.'io.containerd.cri.v1.runtime'.cni]",
-		fmt.Sprintf("  bin_dirs = [%q]", n.cfg.CNIBinDir),
-		fmt.Sprintf("  conf_dir = %q", n.path("cni", "net.d")),
+		// Debian's plugins, then the node's own directory, where the
+		// network add-ons install theirs (Multus, cnv-bridge).
+		fmt.Sprintf("  bin_dirs = [%q, %q]", n.cfg.CNIBinDir, n.CNIPluginDir()),
+		fmt.Sprintf("  conf_dir = %q", n.CNIConfDir()),
 		"[plugins.'io.containerd.grpc.v1.cri']",
 		"  stream_server_address = '127.0.0.1'",
 	}

@@ -37,6 +37,9 @@ func TestContainerdConfigCarriesTheSettingsThisHostNeeds(t *testing.T) {
 	require.Equal(t, PauseImage, images["pinned_images"].(map[string]any)["sandbox"])
 	require.Empty(t, conf["imports"], "nothing from /etc/containerd")
 	require.Equal(t, "/data/certs.d", images["registry"].(map[string]any)["config_path"])
+	cni := runtime["cni"].(map[string]any)
+	require.Equal(t, []any{"/usr/lib/cni", "/data/cni/bin"}, cni["bin_dirs"], "Debian's plugins, then the add-ons' writable directory")
+	require.Equal(t, "/data/cni/net.d", cni["conf_dir"])
 }
 
 // Strict decoding into the upstream types catches a misspelt field, which

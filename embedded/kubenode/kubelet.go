@@ -2,6 +2,7 @@ package kubenode
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 )
 
@@ -11,6 +12,16 @@ func (n *Node) writeNetworkConfig() error {
 		return fmt.Errorf("rendering CNI configuration: %w", err)
 	}
 	return writeFile(n.hostPath("cni", "net.d", "10-virtflow.conflist"), cni)
+}
+
+// makeCNIPluginDir creates the add-ons' plugin directory before any of
+// them runs.
+func (n *Node) makeCNIPluginDir() error {
+	dir := n.hostPath("cni", "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return nil
 }
 
 func (n *Node) startKubelet() error {

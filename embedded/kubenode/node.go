@@ -67,6 +67,9 @@ type Config struct {
 	Isolation *Isolation
 }
 
+// DefaultCNIBinDir holds Debian's CNI plugins (containernetworking-plugins).
+const DefaultCNIBinDir = "/usr/lib/cni"
+
 // Node is a running node.
 type Node struct {
 	cfg   Config
@@ -119,6 +122,9 @@ func (n *Node) start(ctx context.Context) error {
 	if err := n.importImages(ctx); err != nil {
 		return err
 	}
+	if err := n.makeCNIPluginDir(); err != nil {
+		return err
+	}
 	if n.cfg.Bridge.Address.IsValid() {
 		if err := n.writeNetworkConfig(); err != nil {
 			return err
@@ -152,7 +158,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Runc = "/usr/sbin/runc"
 	}
 	if cfg.CNIBinDir == "" {
-		cfg.CNIBinDir = "/usr/lib/cni"
+		cfg.CNIBinDir = DefaultCNIBinDir
 	}
 	if cfg.ClusterDomain == "" {
 		cfg.ClusterDomain = "cluster.local"
@@ -173,6 +179,15 @@ func (n *Node) Name() string { return n.cfg.Name }
 
 // KubeletRoot is the kubelet's root directory, where pods' volumes are.
 func (n *Node) KubeletRoot() string { return n.path("kubelet") }
+
+// CNIConfDir is where containerd reads the node's CNI configuration, and
+// the network add-ons write theirs (00-multus.conf sorts first).
+func (n *Node) CNIConfDir() string { return n.path("cni", "net.d") }
+
+// CNIPluginDir is the node's writable CNI plugin directory, which
+// containerd searches after CNIBinDir: the network add-ons install their
+// plugins there.
+func (n *Node) CNIPluginDir() string { return n.path("cni", "bin") }
 
 // ContainerdSocket is containerd's gRPC socket.
 func (n *Node) ContainerdSocket() string { return n.statePath("containerd.sock") }

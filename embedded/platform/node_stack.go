@@ -39,6 +39,8 @@ const ServiceCIDR = "10.96.0.0/24"
 // nodeTools are the cached builds the node runs.
 type nodeTools struct {
 	kube, containerd, dns, registry, csi, csiVersion string
+	// multus holds Multus's thin plugin, of multusVersion.
+	multus, multusVersion string
 	// tekton is Tekton Pipelines' images and manifests; nil when up
 	// installs no Tekton.
 	tekton *addons.TektonPipelines
@@ -98,7 +100,12 @@ func (p *Platform) nodeImages(t nodeTools, addonImages ...images.Image) ([]image
 		return nil, err
 	}
 	p.tektonTasksImage, p.tektonTasksDiskVirtImage = tasks.Ref, diskVirt.Ref
-	all := append([]images.Image{launcher, comps, cli, provisioner, guestfs, tasks, diskVirt}, addonImages...)
+	multus, err := multusImage(t, launcher.BaseTars)
+	if err != nil {
+		return nil, err
+	}
+	p.multusImage = multus.Ref
+	all := append([]images.Image{launcher, comps, cli, provisioner, guestfs, tasks, diskVirt, multus}, addonImages...)
 	if t.tekton != nil {
 		all = append(all, t.tekton.Images...)
 	}

@@ -22,7 +22,8 @@ import (
 // deploy/cluster, and waits until its CRDs are established: the CRDs and
 // RBAC, the operators, hco-webhook, cli-download and the control worker, from
 // the components image this run imported, against Temporal on the bridge,
-// with the node's paths under the data directory.
+// with the node's paths under the data directory (the kubelet's root, the
+// CNI directories cluster-network-addons-operator installs into).
 func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config) error {
 	_, tag, _ := strings.Cut(p.componentsImage, ":")
 	_, cliTag, _ := strings.Cut(p.cliDownloadsImage, ":")
@@ -35,6 +36,7 @@ func (p *Platform) applyEmbeddedOverlay(ctx context.Context, node handler.Config
 		deploy.KubeletRoot: node.KubeletRoot, deploy.NodeDir: filepath.Dir(node.Dir), deploy.HostRoot: node.StorageRoot(),
 		deploy.CSIProvisionerImage: p.csiProvisionerImage, deploy.DomainType: domain,
 		deploy.TektonTasksImage: p.tektonTasksImage, deploy.TektonTasksDiskVirtImage: p.tektonTasksDiskVirtImage,
+		deploy.CNIBinDir: p.node.CNIPluginDir(), deploy.CNIConfDir: p.node.CNIConfDir(), deploy.MultusImage: p.multusImage,
 	})
 	if err != nil {
 		return err

@@ -48,6 +48,9 @@ type Platform struct {
 	// tektonTasksImage and tektonTasksDiskVirtImage are the Tekton tasks'
 	// step images on the node.
 	tektonTasksImage, tektonTasksDiskVirtImage string
+	// multusImage is Multus's and the Linux bridge plugins' image on the
+	// node.
+	multusImage string
 }
 
 // Start brings everything up and returns once the operators run; the
@@ -214,13 +217,16 @@ func (p *Platform) say(msg string) {
 }
 
 // startTools are the cached builds a start needs: the node's, the CSI
-// external-provisioner and, unless left out, Tekton.
+// external-provisioner, Multus and, unless left out, Tekton.
 func startTools(ctx context.Context, o Options, say func(string)) (nodeTools, error) {
 	tools, err := ensureNodeTools(ctx, o, say)
 	if err != nil {
 		return tools, err
 	}
 	if err := tools.ensureCSIProvisioner(ctx, o, say); err != nil {
+		return tools, err
+	}
+	if err := tools.ensureMultus(ctx, o, say); err != nil {
 		return tools, err
 	}
 	if o.NoTekton {

@@ -157,11 +157,10 @@ func TestAConfiguredRangeWinsAndABadOneIsRefused(t *testing.T) {
 	assert.ErrorContains(t, err, "failed to parse rangeStart because the mac address is invalid")
 }
 
-func TestOnlyKubeMacPoolIsBuilt(t *testing.T) {
+func TestEveryUpstreamComponentIsDeployed(t *testing.T) {
 	k := Kind("v")
-	assert.Equal(t, []string{KubeMacPool}, k.Components)
-	assert.NotContains(t, k.NotBuilt, KubeMacPool)
-	assert.ElementsMatch(t, []string{"bridge-marker", "linux-bridge"}, k.NotBuilt)
+	assert.Equal(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker}, k.Components)
+	assert.Empty(t, k.NotBuilt, "none is named as missing any more")
 }
 
 func labelsOf(k, v string) k8slabels.Set { return k8slabels.Set{k: v} }

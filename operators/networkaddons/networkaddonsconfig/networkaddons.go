@@ -1,7 +1,8 @@
-// Package networkaddonsconfig is cluster-network-addons-operator. Upstream, a
-// NetworkAddonsConfig gets kubemacpool, bridge-marker and the linux-bridge
-// plugin; virtflow deploys kubemacpool and names the others as not built in
-// the CR's conditions.
+// Package networkaddonsconfig is cluster-network-addons-operator: a
+// NetworkAddonsConfig gets kubemacpool, Multus (with the
+// NetworkAttachmentDefinition CRD), the Linux bridge CNI plugins and
+// bridge-marker, each reported in the CR's conditions by its workload's
+// readiness.
 package networkaddonsconfig
 
 import (
@@ -15,10 +16,11 @@ import (
 )
 
 // NotBuilt are upstream's NetworkAddonsConfig components virtflow lacks.
-var NotBuilt = []string{"bridge-marker", "linux-bridge"}
+var NotBuilt []string
 
-// Components are the NetworkAddonsConfig components virtflow deploys.
-var Components = []string{KubeMacPool}
+// Components are the NetworkAddonsConfig components virtflow deploys; a
+// component's first object is the workload whose readiness is its own.
+var Components = []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker}
 
 // Kind describes the NetworkAddonsConfig operator for the component reconciler.
 func Kind(version string) workloads.Kind {
@@ -38,6 +40,32 @@ type Install struct {
 	Namespace string
 	// Image holds /usr/bin/virtflow, which runs the components.
 	Image string
+	// MultusImage holds Multus's thin plugin at MultusBinarySource.
+	MultusImage string
+	// LinuxBridgeImage holds the bridge and tuning plugins under
+	// PluginSourceDir, and a shell.
+	LinuxBridgeImage string
+	// CNIBinDir and CNIConfDir are the node's CNI directories, the same
+	// on every node: plugins installed in the first (which the runtime
+	// must search), configuration written in the second.
+	CNIBinDir, CNIConfDir string
+}
+
+// Upstream's CNI directories, where a node keeps them by default.
+const (
+	DefaultCNIBinDir  = "/opt/cni/bin"
+	DefaultCNIConfDir = "/etc/cni/net.d"
+)
+
+func (in Install) cniBinDir() string { return orDefault(in.CNIBinDir, DefaultCNIBinDir) }
+
+func (in Install) cniConfDir() string { return orDefault(in.CNIConfDir, DefaultCNIConfDir) }
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 // Render returns a component's objects.
@@ -45,6 +73,12 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	switch name {
 	case KubeMacPool:
 		return in.kubeMacPool(ctx, c, owner)
+	case Multus:
+		return in.multus(), nil
+	case LinuxBridge:
+		return in.linuxBridge(), nil
+	case BridgeMarker:
+		return in.bridgeMarker(), nil
 	}
 	return nil, fmt.Errorf("cluster-network-addons-operator has no workload for %s", name)
 }
