@@ -53,10 +53,15 @@ func (i *Isolation) ensure(ctx context.Context, node, dataDir string) error {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return fmt.Errorf("creating %s: %w", file, err)
 		}
-		// slave: the host's later mounts reach the node, the node's stay
-		// its own.
-		if _, err := run(ctx, "unshare", "--mount="+file, "--propagation", "slave", "true"); err != nil {
+		// private: no mount crosses between the host (the first node) and
+		// this node, whose kubelet makes its own root a shared mount.
+		if _, err := run(ctx, "unshare", "--mount="+file, "--propagation", "private", "true"); err != nil {
 			return fmt.Errorf("creating the mount namespace of node %s: %w", node, err)
+		}
+		// The copies of the first node's mounts at the paths this node's
+		// data takes would hide under it and mislead containerd.
+		if err := unmountCopies(ctx, file, dataDir); err != nil {
+			return err
 		}
 	}
 	plugins := filepath.Join(i.HostDataDir, "device-plugins")
@@ -74,6 +79,28 @@ func (i *Isolation) ensure(ctx context.Context, node, dataDir string) error {
 		}
 	}
 	return ensureCgroupRoot(node)
+}
+
+// unmountCopies lazily unmounts, in the mount namespace file, every mount
+// at or under dir, deepest first.
+func unmountCopies(ctx context.Context, file, dir string) error {
+	out, err := run(ctx, "nsenter", "--mount="+file, "cat", "/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	var points []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && (f[4] == dir || strings.HasPrefix(f[4], dir+"/")) {
+			points = append(points, f[4])
+		}
+	}
+	for i := len(points) - 1; i >= 0; i-- {
+		if _, err := run(ctx, "nsenter", "--mount="+file, "umount", "-l", points[i]); err != nil {
+			return fmt.Errorf("unmounting the first node's %s from node's namespace: %w", points[i], err)
+		}
+	}
+	return nil
 }
 
 // privateNSDir makes nsDir a private mount of its own.
