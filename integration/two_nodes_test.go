@@ -1,0 +1,116 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/virtctl"
+)
+
+// TestASecondNodeJoinsAndGuestsTalkAcrossNodes restarts the shared
+// platform with `--nodes 2`: the second node runs in namespaces of its
+// own, gets its own address and pod CIDR, and a guest on it is reached
+// from the host and from a guest on the first node through the pod
+// network. The second node is cordoned afterwards, so the tests after this
+// one keep placing their VMs on the first.
+func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
+	n := onNode(t)
+	ctx := context.Background()
+	require.NoError(t, n.stop())
+	n.args = append(n.args, "--nodes", "2")
+	require.NoError(t, n.start(), "up --nodes 2: %s", n.logTail())
+	defer func() {
+		out, err := n.kubectl("cordon", "virtflow-node-2").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}()
+
+	nodes := &corev1.NodeList{}
+	require.NoError(t, n.c.List(ctx, nodes))
+	require.Len(t, nodes.Items, 2)
+	ips, cidrs := map[string]bool{}, map[string]bool{}
+	for _, node := range nodes.Items {
+		require.True(t, nodeReady(&node), "%s is Ready", node.Name)
+		ips[internalIP(&node)], cidrs[node.Spec.PodCIDR] = true, true
+	}
+	require.Len(t, ips, 2, "each node has its own address")
+	require.Len(t, cidrs, 2, "each node has its own pod CIDR from kube-controller-manager")
+
+	ns := n.namespace(t)
+	ip1 := pinnedGuest(t, n, ns, "g1", "virtflow-node-1")
+	ip2 := pinnedGuest(t, n, ns, "g2", "virtflow-node-2")
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP g2", strings.TrimSpace(httpGet(t, "http://"+ip2+"/")), "the host reaches a guest on the second node")
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP g1", strings.TrimSpace(httpGet(t, "http://"+ip1+"/")))
+
+	console, err := virtctl.OpenStream(ctx, n.cfg, ns, "g1", "console")
+	require.NoError(t, err)
+	defer console.Close()
+	require.True(t, guestSays(console, "wget -qO- http://"+ip2+"/", "VIRTFLOW-GUEST-HTTP g2", 2*time.Minute),
+		"the guest on the first node fetches the guest on the second")
+}
+
+// pinnedGuest runs the test guest on node and returns its VMI's address.
+func pinnedGuest(t *testing.T, n *upRun, ns, name, node string) string {
+	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	vm.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	require.NoError(t, n.c.Create(context.Background(), vm))
+	t.Cleanup(func() { deleteVM(t, n.c, vm) })
+	key := crclient.ObjectKeyFromObject(vm)
+	v := runningVMI(t, n.c, key)
+	require.Equal(t, node, v.Status.NodeName)
+	var ip string
+	require.Eventually(t, func() bool {
+		got := &kubevirtv1.VirtualMachineInstance{}
+		if n.c.Get(context.Background(), key, got) != nil || len(got.Status.Interfaces) == 0 {
+			return false
+		}
+		ip = got.Status.Interfaces[0].IP
+		return ip != ""
+	}, time.Minute, 200*time.Millisecond)
+	return ip
+}
+
+// guestSays types cmd on the guest's console until want comes back.
+func guestSays(console io.ReadWriter, cmd, want string, timeout time.Duration) bool {
+	found := make(chan bool, 1)
+	go func() { found <- readUntil(console, want, timeout) }()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		_, _ = console.Write([]byte("\n" + cmd + "\n"))
+		select {
+		case ok := <-found:
+			return ok
+		case <-tick.C:
+		}
+	}
+}
+
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func internalIP(node *corev1.Node) string {
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			return a.Address
+		}
+	}
+	return fmt.Sprintf("(none on %s)", node.Name)
+}
