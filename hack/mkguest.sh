@@ -31,7 +31,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v8"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v9"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -72,9 +72,9 @@ printf '/bin/sh\n' > "$root/etc/shells"
 cat > "$root/bin/udhcpc-hook" <<'HOOK'
 #!/bin/busybox sh
 case "$1" in
-  deconfig) ip addr flush dev "$interface"; ip link set "$interface" up ;;
+  deconfig) ip -4 addr flush dev "$interface"; ip link set "$interface" up ;;
   bound|renew)
-    ip addr flush dev "$interface"
+    ip -4 addr flush dev "$interface"
     ip addr add "$ip/${mask:-24}" dev "$interface"
     [ -n "$mtu" ] && ip link set dev "$interface" mtu "$mtu"
     for r in $router; do ip route replace default via "$r" dev "$interface"; break; done
@@ -123,9 +123,13 @@ echo "VIRTFLOW-GUEST-HTTP virtflow-guest" > /www/index.html
 ip link set lo up
 /bin/virtflow-agent &
 /bin/nocloud-keys
-if [ -e /sys/class/net/eth0 ]; then
-  udhcpc -i eth0 -s /bin/udhcpc-hook -b -t 20 -T 1 >/dev/null 2>&1
-fi
+# Every NIC comes up (IPv6 link-local addresses need nothing more); each
+# asks DHCP, which answers on the networks that hand out addresses.
+for nic in /sys/class/net/eth*; do
+  [ -e "$nic" ] || continue
+  ip link set "${nic##*/}" up
+  udhcpc -i "${nic##*/}" -s /bin/udhcpc-hook -b -t 20 -T 1 >/dev/null 2>&1
+done
 httpd -p 80 -h /www
 /sbin/dropbear -R -E -p 22 2>/dev/null
 sleep 0.2

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,15 +26,8 @@ import (
 // network. The second node is cordoned afterwards, so the tests after this
 // one keep placing their VMs on the first.
 func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
-	n := onNode(t)
+	n := onTwoNodes(t)
 	ctx := context.Background()
-	require.NoError(t, n.stop())
-	n.args = append(n.args, "--nodes", "2")
-	require.NoError(t, n.start(), "up --nodes 2: %s", n.logTail())
-	defer func() {
-		out, err := n.kubectl("cordon", "virtflow-node-2").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}()
 
 	nodes := &corev1.NodeList{}
 	require.NoError(t, n.c.List(ctx, nodes))
@@ -57,6 +51,19 @@ func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
 	defer console.Close()
 	require.True(t, guestSays(console, "wget -qO- http://"+ip2+"/", "VIRTFLOW-GUEST-HTTP g2", 2*time.Minute),
 		"the guest on the first node fetches the guest on the second")
+}
+
+var secondNode sync.Once
+
+// onTwoNodes is the shared platform restarted once with `--nodes 2`.
+func onTwoNodes(t *testing.T) *upRun {
+	n := onNode(t)
+	secondNode.Do(func() {
+		require.NoError(t, n.stop())
+		n.args = append(n.args, "--nodes", "2")
+		require.NoError(t, n.start(), "up --nodes 2: %s", n.logTail())
+	})
+	return n
 }
 
 // pinnedGuest runs the test guest on node and returns its VMI's address.
