@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 )
 
+// ownNetworkConf is the node's own pod network's CNI configuration.
+const ownNetworkConf = "10-virtflow.conflist"
+
 func (n *Node) writeNetworkConfig() error {
 	cni, err := n.cniConfig()
 	if err != nil {
 		return fmt.Errorf("rendering CNI configuration: %w", err)
 	}
-	return writeFile(n.hostPath("cni", "net.d", "10-virtflow.conflist"), cni)
+	return writeFile(n.hostPath("cni", "net.d", ownNetworkConf), cni)
 }
 
 // makeCNIPluginDir creates the add-ons' plugin directory before any of

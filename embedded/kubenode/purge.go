@@ -47,10 +47,36 @@ func PurgeStopped(ctx context.Context, cfg Config) error {
 	} else if err := n.recordHost(ctx); err != nil {
 		return errors.Join(err, n.Stop())
 	}
+	// Other CNI configurations are the add-ons' (Multus): a meta-plugin
+	// tearing pods down would ask the API server, which is not running.
+	if err := n.keepOwnNetworkOnly(); err != nil {
+		return errors.Join(err, n.Stop())
+	}
 	if err := n.startContainerd(ctx); err != nil {
 		return errors.Join(err, n.Stop())
 	}
 	return n.purge(ctx)
+}
+
+// keepOwnNetworkOnly removes the CNI configurations that are not the
+// node's own network.
+func (n *Node) keepOwnNetworkOnly() error {
+	dir := n.hostPath("cni", "net.d")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("listing %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == ownNetworkConf {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("removing %s: %w", e.Name(), err)
+		}
+	}
+	return nil
 }
 
 func (n *Node) purge(ctx context.Context) error {
