@@ -52,8 +52,11 @@ func TestGuestsOnALinuxBridgeNetworkReachEachOtherAcrossNodes(t *testing.T) {
 	ns := n.namespace(t)
 	createNAD(t, n, ns, "br1-net", "br1")
 	createNAD(t, n, ns, "nowhere-net", "br-nowhere")
-	macA := bridgedGuest(t, n, ns, "a", "virtflow-node-1", "br1-net")
-	macB := bridgedGuest(t, n, ns, "b", "virtflow-node-2", "br1-net")
+	a, macA := bridgedGuest(t, n, ns, "a", "virtflow-node-1", "br1-net")
+	b, macB := bridgedGuest(t, n, ns, "b", "virtflow-node-2", "br1-net")
+	vm := testGuestVM("stranded", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	defer deleteVM(t, n.c, a, b, vm)
 	require.NotEqual(t, macA, macB)
 
 	console, err := virtctl.OpenStream(ctx, n.cfg, ns, "a", "console")
@@ -63,11 +66,8 @@ func TestGuestsOnALinuxBridgeNetworkReachEachOtherAcrossNodes(t *testing.T) {
 	require.True(t, guestSays(console, "ping6 -c 2 -I eth1 "+target, "bytes from "+target, 2*time.Minute),
 		"guest a reaches guest b on br1, across the nodes")
 
-	vm := testGuestVM("stranded", kubevirtv1.RunStrategyAlways)
-	vm.Namespace = ns
 	onSecondary(vm, "nowhere-net")
 	require.NoError(t, n.c.Create(ctx, vm))
-	t.Cleanup(func() { deleteVM(t, n.c, vm) })
 	require.Eventually(t, func() bool {
 		pods := &corev1.PodList{}
 		if n.c.List(ctx, pods, crclient.InNamespace(ns), crclient.MatchingLabels{"vm.kubevirt.io/name": "stranded"}) != nil || len(pods.Items) != 1 {
@@ -130,20 +130,20 @@ func onSecondary(vm *kubevirtv1.VirtualMachine, nad string) {
 }
 
 // bridgedGuest runs the test guest on node with a second interface on nad
-// and returns that interface's MAC, which kubemacpool gave.
-func bridgedGuest(t *testing.T, n *upRun, ns, name, node, nad string) string {
+// and returns it and that interface's MAC, which kubemacpool gave; the
+// caller deletes it.
+func bridgedGuest(t *testing.T, n *upRun, ns, name, node, nad string) (*kubevirtv1.VirtualMachine, string) {
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
 	vm.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
 	onSecondary(vm, nad)
 	require.NoError(t, n.c.Create(context.Background(), vm))
-	t.Cleanup(func() { deleteVM(t, n.c, vm) })
 	got := &kubevirtv1.VirtualMachine{}
 	require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKeyFromObject(vm), got))
 	mac := got.Spec.Template.Spec.Domain.Devices.Interfaces[1].MacAddress
 	require.NotEmpty(t, mac, "kubemacpool gave the secondary interface its MAC")
 	runningVMI(t, n.c, crclient.ObjectKeyFromObject(vm))
-	return mac
+	return vm, mac
 }
 
 // linkLocal is the IPv6 link-local address a guest derives from mac.

@@ -41,8 +41,9 @@ func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
 	require.Len(t, cidrs, 2, "each node has its own pod CIDR from kube-controller-manager")
 
 	ns := n.namespace(t)
-	ip1 := pinnedGuest(t, n, ns, "g1", "virtflow-node-1")
-	ip2 := pinnedGuest(t, n, ns, "g2", "virtflow-node-2")
+	g1, ip1 := pinnedGuest(t, n, ns, "g1", "virtflow-node-1")
+	g2, ip2 := pinnedGuest(t, n, ns, "g2", "virtflow-node-2")
+	defer deleteVM(t, n.c, g1, g2)
 	require.Equal(t, "VIRTFLOW-GUEST-HTTP g2", strings.TrimSpace(httpGet(t, "http://"+ip2+"/")), "the host reaches a guest on the second node")
 	require.Equal(t, "VIRTFLOW-GUEST-HTTP g1", strings.TrimSpace(httpGet(t, "http://"+ip1+"/")))
 
@@ -66,13 +67,13 @@ func onTwoNodes(t *testing.T) *upRun {
 	return n
 }
 
-// pinnedGuest runs the test guest on node and returns its VMI's address.
-func pinnedGuest(t *testing.T, n *upRun, ns, name, node string) string {
+// pinnedGuest runs the test guest on node and returns it and its VMI's
+// address; the caller deletes it.
+func pinnedGuest(t *testing.T, n *upRun, ns, name, node string) (*kubevirtv1.VirtualMachine, string) {
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
 	vm.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
 	require.NoError(t, n.c.Create(context.Background(), vm))
-	t.Cleanup(func() { deleteVM(t, n.c, vm) })
 	key := crclient.ObjectKeyFromObject(vm)
 	v := runningVMI(t, n.c, key)
 	require.Equal(t, node, v.Status.NodeName)
@@ -85,7 +86,7 @@ func pinnedGuest(t *testing.T, n *upRun, ns, name, node string) string {
 		ip = got.Status.Interfaces[0].IP
 		return ip != ""
 	}, time.Minute, 200*time.Millisecond)
-	return ip
+	return vm, ip
 }
 
 // guestSays types cmd on the guest's console until want comes back.

@@ -108,14 +108,28 @@ func setStrategy(t *testing.T, c crclient.Client, key types.NamespacedName, s ku
 	require.NoError(t, c.Patch(context.Background(), vm, patch))
 }
 
-func deleteVM(t *testing.T, c crclient.Client, vm *kubevirtv1.VirtualMachine) {
+// deleteVM deletes the VMs of one namespace and waits until they and every
+// pod of the namespace are gone.
+func deleteVM(t *testing.T, c crclient.Client, vms ...*kubevirtv1.VirtualMachine) {
 	ctx := context.Background()
-	_ = c.Delete(ctx, vm, crclient.PropagationPolicy(metav1.DeletePropagationForeground))
+	for _, vm := range vms {
+		_ = c.Delete(ctx, vm, crclient.PropagationPolicy(metav1.DeletePropagationForeground))
+	}
+	var left []string
 	require.Eventually(t, func() bool {
+		left = left[:0]
+		for _, vm := range vms {
+			if !apierrors.IsNotFound(c.Get(ctx, crclient.ObjectKeyFromObject(vm), &kubevirtv1.VirtualMachine{})) {
+				left = append(left, "vm/"+vm.Name)
+			}
+		}
 		pods := &corev1.PodList{}
-		_ = c.List(ctx, pods, crclient.InNamespace(vm.Namespace))
-		return apierrors.IsNotFound(c.Get(ctx, crclient.ObjectKeyFromObject(vm), &kubevirtv1.VirtualMachine{})) && len(pods.Items) == 0
-	}, 2*time.Minute, 200*time.Millisecond, "VM %s and its pods were not removed", vm.Name)
+		_ = c.List(ctx, pods, crclient.InNamespace(vms[0].Namespace))
+		for _, p := range pods.Items {
+			left = append(left, fmt.Sprintf("pod/%s (%s on %s)", p.Name, p.Status.Phase, p.Spec.NodeName))
+		}
+		return len(left) == 0
+	}, 2*time.Minute, 200*time.Millisecond, "not removed: %v", &left)
 }
 
 // launcherPodOf is the launcher pod of a VMI.
