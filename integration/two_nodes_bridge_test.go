@@ -25,14 +25,9 @@ import (
 // bridge-marker publishes it, two VMs on a NetworkAttachmentDefinition of
 // br1 on different nodes get pool MACs and reach each other there, and a
 // VM asking for a bridge no node has stays Pending with the scheduler's
-// reason. The second node is cordoned afterwards, so the tests after this
-// one keep placing their VMs on the first.
+// reason.
 func TestGuestsOnALinuxBridgeNetworkReachEachOtherAcrossNodes(t *testing.T) {
 	n := onTwoNodes(t)
-	defer func() {
-		out, err := n.kubectl("cordon", "virtflow-node-2").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}()
 	ctx := context.Background()
 	plugBridge(t, "br1", "virtflow-node-2")
 	require.Eventually(t, func() bool {
@@ -135,7 +130,7 @@ func onSecondary(vm *kubevirtv1.VirtualMachine, nad string) {
 func bridgedGuest(t *testing.T, n *upRun, ns, name, node, nad string) (*kubevirtv1.VirtualMachine, string) {
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
-	vm.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	pin(vm, node)
 	onSecondary(vm, nad)
 	require.NoError(t, n.c.Create(context.Background(), vm))
 	got := &kubevirtv1.VirtualMachine{}

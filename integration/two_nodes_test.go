@@ -56,15 +56,28 @@ func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
 
 var secondNode sync.Once
 
-// onTwoNodes is the shared platform restarted once with `--nodes 2`.
+// onTwoNodes is the shared platform restarted once with `--nodes 2`. The
+// second node is cordoned at once: the other tests keep their VMs on the
+// first node, whose paths they inspect; the two-node tests place theirs
+// with onSecondNode.
 func onTwoNodes(t *testing.T) *upRun {
 	n := onNode(t)
 	secondNode.Do(func() {
 		require.NoError(t, n.stop())
 		n.args = append(n.args, "--nodes", "2")
 		require.NoError(t, n.start(), "up --nodes 2: %s", n.logTail())
+		out, err := n.kubectl("cordon", "virtflow-node-2").CombinedOutput()
+		require.NoError(t, err, "%s", out)
 	})
 	return n
+}
+
+// pin places the VM on node, the cordoned second node included.
+func pin(vm *kubevirtv1.VirtualMachine, node string) {
+	spec := &vm.Spec.Template.Spec
+	spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeUnschedulable,
+		Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 }
 
 // pinnedGuest runs the test guest on node and returns it and its VMI's
@@ -72,7 +85,7 @@ func onTwoNodes(t *testing.T) *upRun {
 func pinnedGuest(t *testing.T, n *upRun, ns, name, node string) (*kubevirtv1.VirtualMachine, string) {
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
-	vm.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	pin(vm, node)
 	require.NoError(t, n.c.Create(context.Background(), vm))
 	key := crclient.ObjectKeyFromObject(vm)
 	v := runningVMI(t, n.c, key)
