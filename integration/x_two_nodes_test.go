@@ -54,6 +54,10 @@ func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
 		"the guest on the first node fetches the guest on the second")
 }
 
+// The two-node tests live in files named to sort after every other: Go
+// runs a package's tests in file order, and the restart adds a node (two
+// virt-handlers, components spread over both) the single-node tests before
+// them do not expect.
 var secondNode sync.Once
 
 // onTwoNodes is the shared platform restarted once with `--nodes 2`. The
