@@ -3,8 +3,8 @@ package kubenode
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 )
