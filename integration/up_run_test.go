@@ -118,6 +118,7 @@ func (u *upRun) purge() error {
 // start runs `virtflow up` until the default HyperConverged is Available
 // and its install workflow completed.
 func (u *upRun) start() error {
+	upsBefore := u.upsSaid()
 	u.cmd = exec.Command(env.virtflowBin, u.args...)
 	u.cmd.Dir = ".."
 	u.cmd.Stdout, u.cmd.Stderr = u.log, u.log
@@ -149,7 +150,23 @@ func (u *upRun) start() error {
 	if u.tc, err = client.Dial(opts); err != nil {
 		return err
 	}
-	return u.waitInstalled(2 * time.Minute)
+	if err := u.waitInstalled(2 * time.Minute); err != nil {
+		return err
+	}
+	// up says so once VMs are admitted, which a restart's stale
+	// HyperConverged status does not tell.
+	for deadline := time.Now().Add(3 * time.Minute); u.upsSaid() == upsBefore; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("virtflow up never said it was up:\n%s", u.logTail())
+		}
+	}
+	return nil
+}
+
+// upsSaid counts the times up's output said it was up.
+func (u *upRun) upsSaid() int {
+	data, _ := os.ReadFile(u.log.Name())
+	return strings.Count(string(data), "virtflow is up; press Ctrl-C to stop")
 }
 
 // endpoints waits for this run's endpoints file.

@@ -103,7 +103,7 @@ func (p *Platform) waitAvailable(ctx context.Context) error {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: HCName}, hc); err == nil {
 			cond := meta.FindStatusCondition(hc.Status.Conditions, hcov1beta1.ConditionAvailable)
 			if cond != nil && cond.Status == "True" {
-				return nil
+				return p.waitAdmitting(ctx, c)
 			}
 			if cond != nil && cond.Message != last {
 				last = cond.Message
