@@ -166,11 +166,13 @@ func TestExecuteInVMRunsTheScriptOverSSH(t *testing.T) {
 		PropagationMethod: kubevirtv1.SSHPublicKeyAccessCredentialPropagationMethod{NoCloud: &kubevirtv1.NoCloudSSHPublicKeyAccessCredentialPropagation{}},
 	}}}
 	require.NoError(t, n.c.Create(ctx, vm))
-	defer deleteVM(t, n.c, vm)
+	// Registered before the TaskRun's own cleanup, so it runs after it:
+	// the task's pod is gone from the namespace too by then.
+	t.Cleanup(func() { deleteVM(t, n.c, vm) })
 	private, err := os.ReadFile(key)
 	require.NoError(t, err)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pipelinesNS, Name: "ssh-target-connection"},
-		StringData: map[string]string{"type": "ssh", "user": "root", "private-key": string(private),
+		StringData: map[string]string{"type": "ssh", "user": "root", "ssh-privatekey": string(private),
 			"disable-strict-host-key-checking": "true"}}
 	require.NoError(t, n.c.Create(ctx, secret))
 	defer func() { _ = n.c.Delete(ctx, secret) }()
