@@ -17,7 +17,7 @@ import (
 // The manifest runs the image the node imports, and no placeholder
 // survives.
 func TestEachAddonsManifestRunsItsImageWithEveryPlaceholderFilled(t *testing.T) {
-	registry, err := Registry("/bin", "/data/registry", testRegistryCredentials(t))
+	registry, err := Registry("/bin", "/data/registry", "node-a", testRegistryCredentials(t))
 	require.NoError(t, err)
 	for _, a := range []Addon{ClusterDNS("/bin", "10.0.0.10", "10.244.0.1"), registry} {
 		t.Run(a.Name, func(t *testing.T) {
@@ -61,7 +61,7 @@ func testRegistryCredentials(t *testing.T) controlplane.RegistryCredentials {
 // requires the client certificates of that CA.
 func TestTheRegistryTakesPushesOnlyOverMutualTLS(t *testing.T) {
 	creds := testRegistryCredentials(t)
-	a, err := Registry("/bin", "/data/registry", creds)
+	a, err := Registry("/bin", "/data/registry", "node-a", creds)
 	require.NoError(t, err)
 	for placeholder, file := range map[string]string{"REGISTRY_TLS_CRT": creds.CertFile, "REGISTRY_CA_CRT": creds.CAFile} {
 		pem, err := os.ReadFile(file)

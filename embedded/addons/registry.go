@@ -15,11 +15,11 @@ import (
 // (it cannot come from itself).
 const RegistryImage = "virtflow.local/registry:3.1.2"
 
-// Registry is distribution's registry from binDir on the node's network,
-// keeping images in dir on the node: pulls for everyone, pushes only over
+// Registry is distribution's registry from binDir on node's network,
+// keeping images in dir on that node: pulls for everyone, pushes only over
 // TLS from holders of a certificate of the registry CA in creds.
-func Registry(binDir, dir string, creds controlplane.RegistryCredentials) (Addon, error) {
-	values := map[string]string{"REGISTRY_DIR": dir}
+func Registry(binDir, dir, node string, creds controlplane.RegistryCredentials) (Addon, error) {
+	values := map[string]string{"REGISTRY_DIR": dir, "REGISTRY_NODE": node}
 	for placeholder, file := range map[string]string{
 		"REGISTRY_TLS_CRT": creds.CertFile, "REGISTRY_TLS_KEY": creds.KeyFile, "REGISTRY_CA_CRT": creds.CAFile,
 	} {

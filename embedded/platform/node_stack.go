@@ -154,7 +154,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err != nil {
 		return err
 	}
-	registry, err := addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"), regCreds)
+	registry, err := addons.Registry(t.registry, filepath.Join(o.DataDir, "registry"), NodeName, regCreds)
 	if err != nil {
 		return err
 	}

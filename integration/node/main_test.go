@@ -142,7 +142,7 @@ func (c *cluster) start(ctx context.Context, bins tools) error {
 	if c.registry, err = c.cp.RegistryCredentials(c.bridge.Address.Addr().AsSlice()); err != nil {
 		return err
 	}
-	registry, err := addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"), c.registry)
+	registry, err := addons.Registry(bins.registry, filepath.Join(c.dir, "node", "registry"), nodeName, c.registry)
 	if err != nil {
 		return err
 	}
