@@ -79,10 +79,11 @@ func (b Bridge) ip(ctx context.Context, args ...string) (string, error) {
 	if b.Netns != "" {
 		args = append([]string{"-n", b.Netns}, args...)
 	}
-	return run(ctx, "ip", args...)
+	return Run(ctx, "ip", args...)
 }
 
-func run(ctx context.Context, name string, args ...string) (string, error) {
+// Run runs a command and returns its output; a failure carries its stderr.
+func Run(ctx context.Context, name string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

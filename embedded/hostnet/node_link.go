@@ -28,12 +28,12 @@ const NodeInterface = "eth0"
 // Ensure creates the namespace and the link, or completes them.
 func (l NodeLink) Ensure(ctx context.Context) error {
 	if _, err := os.Stat("/run/netns/" + l.Netns); errors.Is(err, os.ErrNotExist) {
-		if _, err := run(ctx, "ip", "netns", "add", l.Netns); err != nil {
+		if _, err := Run(ctx, "ip", "netns", "add", l.Netns); err != nil {
 			return err
 		}
 	}
-	if _, err := run(ctx, "ip", "link", "show", "dev", l.HostSide); err != nil {
-		if _, err := run(ctx, "ip", "link", "add", l.HostSide, "type", "veth", "peer", "name", NodeInterface, "netns", l.Netns); err != nil {
+	if _, err := Run(ctx, "ip", "link", "show", "dev", l.HostSide); err != nil {
+		if _, err := Run(ctx, "ip", "link", "add", l.HostSide, "type", "veth", "peer", "name", NodeInterface, "netns", l.Netns); err != nil {
 			return err
 		}
 	}
@@ -45,12 +45,12 @@ func (l NodeLink) Ensure(ctx context.Context) error {
 		{"-n", l.Netns, "route", "replace", "default", "via", l.Gateway.String()},
 	}
 	for _, s := range steps {
-		if _, err := run(ctx, "ip", s...); err != nil {
+		if _, err := Run(ctx, "ip", s...); err != nil {
 			return err
 		}
 	}
 	// The node routes for its pods, as a machine would.
-	_, err := run(ctx, "ip", "netns", "exec", l.Netns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+	_, err := Run(ctx, "ip", "netns", "exec", l.Netns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
 	return err
 }
 
@@ -59,12 +59,12 @@ func (l NodeLink) Remove(ctx context.Context) error {
 	if _, err := os.Stat("/run/netns/" + l.Netns); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	_, err := run(ctx, "ip", "netns", "del", l.Netns)
+	_, err := Run(ctx, "ip", "netns", "del", l.Netns)
 	return err
 }
 
 // Route sends prefix through via, replacing any route to it.
 func Route(ctx context.Context, prefix netip.Prefix, via netip.Addr) error {
-	_, err := run(ctx, "ip", "route", "replace", prefix.String(), "via", via.String())
+	_, err := Run(ctx, "ip", "route", "replace", prefix.String(), "via", via.String())
 	return err
 }

@@ -1,16 +1,16 @@
 package kubenode
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/virtflow/virtflow/embedded/hostnet"
 )
 
 // Isolation runs a node as a machine of its own on this host: its
@@ -49,13 +49,13 @@ func (i *Isolation) ensure(ctx context.Context, node, dataDir string) error {
 		return err
 	}
 	file := i.mountNS(node)
-	if _, err := run(ctx, "nsenter", "--mount="+file, "true"); err != nil {
+	if _, err := hostnet.Run(ctx, "nsenter", "--mount="+file, "true"); err != nil {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return fmt.Errorf("creating %s: %w", file, err)
 		}
 		// private: no mount crosses between the host (the first node) and
 		// this node, whose kubelet makes its own root a shared mount.
-		if _, err := run(ctx, "unshare", "--mount="+file, "--propagation", "private", "true"); err != nil {
+		if _, err := hostnet.Run(ctx, "unshare", "--mount="+file, "--propagation", "private", "true"); err != nil {
 			return fmt.Errorf("creating the mount namespace of node %s: %w", node, err)
 		}
 		// The copies of the first node's mounts at the paths this node's
@@ -71,10 +71,10 @@ func (i *Isolation) ensure(ctx context.Context, node, dataDir string) error {
 		}
 	}
 	for _, b := range [][2]string{{i.HostDataDir, dataDir}, {plugins, devicePlugins}} {
-		if _, err := run(ctx, "nsenter", "--mount="+file, "mountpoint", "-q", b[1]); err == nil {
+		if _, err := hostnet.Run(ctx, "nsenter", "--mount="+file, "mountpoint", "-q", b[1]); err == nil {
 			continue
 		}
-		if _, err := run(ctx, "nsenter", "--mount="+file, "mount", "--bind", b[0], b[1]); err != nil {
+		if _, err := hostnet.Run(ctx, "nsenter", "--mount="+file, "mount", "--bind", b[0], b[1]); err != nil {
 			return fmt.Errorf("binding %s at %s for node %s: %w", b[0], b[1], node, err)
 		}
 	}
@@ -84,7 +84,7 @@ func (i *Isolation) ensure(ctx context.Context, node, dataDir string) error {
 // unmountCopies lazily unmounts, in the mount namespace file, every mount
 // at or under dir, deepest first.
 func unmountCopies(ctx context.Context, file, dir string) error {
-	out, err := run(ctx, "nsenter", "--mount="+file, "cat", "/proc/self/mountinfo")
+	out, err := hostnet.Run(ctx, "nsenter", "--mount="+file, "cat", "/proc/self/mountinfo")
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func unmountCopies(ctx context.Context, file, dir string) error {
 		}
 	}
 	for i := len(points) - 1; i >= 0; i-- {
-		if _, err := run(ctx, "nsenter", "--mount="+file, "umount", "-l", points[i]); err != nil {
+		if _, err := hostnet.Run(ctx, "nsenter", "--mount="+file, "umount", "-l", points[i]); err != nil {
 			return fmt.Errorf("unmounting the first node's %s from node's namespace: %w", points[i], err)
 		}
 	}
@@ -108,7 +108,7 @@ func privateNSDir(ctx context.Context) error {
 	if err := os.MkdirAll(nsDir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", nsDir, err)
 	}
-	if _, err := run(ctx, "mountpoint", "-q", nsDir); err == nil {
+	if _, err := hostnet.Run(ctx, "mountpoint", "-q", nsDir); err == nil {
 		return nil
 	}
 	if err := unix.Mount(nsDir, nsDir, "", unix.MS_BIND, ""); err != nil {
@@ -158,14 +158,4 @@ func (i *Isolation) release(node string) error {
 		return fmt.Errorf("removing %s: %w", file, err)
 	}
 	return nil
-}
-
-func run(ctx context.Context, name string, args ...string) (string, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.String(), nil
 }
