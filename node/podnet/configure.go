@@ -81,7 +81,9 @@ func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, owner O
 	if err := ensureTap(ctx, ns, podTap, PodBridge, mtu, owner); err != nil {
 		return err
 	}
-	for _, kv := range [][2]string{{"net.ipv4.ip_forward", "1"}, {"net.ipv4.conf.all.route_localnet", "1"}} {
+	// route_localnet on the bridge only, as upstream: port-forward's
+	// 127.0.0.1 traffic, once DNATed, leaves through it.
+	for _, kv := range [][2]string{{"net.ipv4.ip_forward", "1"}, {"net.ipv4.conf." + PodBridge + ".route_localnet", "1"}} {
 		if err := ns.sysctl(ctx, kv[0], kv[1]); err != nil {
 			return err
 		}
