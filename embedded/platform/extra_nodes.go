@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -112,6 +113,7 @@ func (p *Platform) startExtraNode(ctx context.Context, t nodeTools, k int, cs ku
 	}
 	cfg.PauseBinary, cfg.ClusterDNS, cfg.Images = p.nodeCfg.PauseBinary, p.nodeCfg.ClusterDNS, p.nodeCfg.Images
 	p.say(fmt.Sprintf("starting node %s (containerd, kubelet, kube-proxy) in its own namespaces on %s %s", cfg.Name, PhysBridge.Name, cfg.NodeIP))
+	started := time.Now()
 	n, err := kubenode.Start(ctx, cfg)
 	if err != nil {
 		return err
@@ -127,7 +129,17 @@ func (p *Platform) startExtraNode(ctx context.Context, t nodeTools, k int, cs ku
 	if err := hostnet.Route(ctx, podCIDR, cfg.NodeIP); err != nil {
 		return fmt.Errorf("routing %s to node %s: %w", podCIDR, cfg.Name, err)
 	}
-	return n.WaitReady(ctx, cs)
+	if err := n.WaitReady(ctx, cs); err != nil {
+		return err
+	}
+	p.sayNodeReady(cfg.Name, started)
+	return nil
+}
+
+// sayNodeReady tells how long a node took from its start to Ready; the
+// benchmarks read it.
+func (p *Platform) sayNodeReady(name string, started time.Time) {
+	p.say(fmt.Sprintf("node %s Ready after %s", name, time.Since(started).Round(10*time.Millisecond)))
 }
 
 // purgeExtraNodes removes nodes 2..count and what connected them.

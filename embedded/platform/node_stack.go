@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -170,6 +171,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	cfg.ClusterCIDR = ClusterCIDR
 	p.nodeCfg = cfg
 	p.say("starting node " + NodeName + " (containerd, kubelet, kube-proxy) on " + NodeBridge.Name + " " + NodeBridge.Address.String())
+	started := time.Now()
 	if p.node, err = kubenode.Start(ctx, cfg); err != nil {
 		return err
 	}
@@ -180,6 +182,7 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err := p.node.WaitReady(ctx, cs); err != nil {
 		return err
 	}
+	p.sayNodeReady(NodeName, started)
 	count, err := nodeCount(o)
 	if err != nil {
 		return err

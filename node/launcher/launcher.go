@@ -64,6 +64,9 @@ func run(ctx context.Context, cfg Config) error {
 	if err := serveDHCP(ctx, cfg.Network); err != nil {
 		return err
 	}
+	if err := startPasst(ctx, &cfg); err != nil {
+		return err
+	}
 	xml, err := DomainXML(ctx, cfg)
 	if err != nil {
 		return err

@@ -62,12 +62,25 @@ func configurePodNetwork(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualM
 	case Bridge:
 		err = configureBridge(ctx, ns, &plan, owner)
 	case Passt:
-		plan.MTU, err = linkMTU(ctx, ns, PodInterface)
+		err = configurePasst(ctx, ns, &plan, owner)
 	}
 	if err != nil {
 		return Plan{}, fmt.Errorf("connecting interface %s (%s binding): %w", iface.Name, binding, err)
 	}
 	return Plan{Interfaces: []Interface{plan}}, nil
+}
+
+// configurePasst creates nothing: passt, in the launcher, uses the pod's
+// own interface through sockets. It may answer the guest's pings with
+// ICMP echo sockets, which the launcher's group needs, as upstream's.
+func configurePasst(ctx context.Context, ns Netns, plan *Interface, owner Owner) error {
+	group := strconv.Itoa(owner.GID)
+	if err := ns.sysctl(ctx, "net.ipv4.ping_group_range", group+" "+group); err != nil {
+		return err
+	}
+	mtu, err := linkMTU(ctx, ns, PodInterface)
+	plan.MTU = mtu
+	return err
 }
 
 func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, owner Owner) error {

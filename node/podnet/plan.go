@@ -21,8 +21,8 @@ const (
 	Masquerade Binding = "masquerade"
 	// Bridge hands the pod's address to the guest.
 	Bridge Binding = "bridge"
-	// Passt has passt, run by libvirt in the launcher, carry the guest's
-	// traffic through the pod's sockets.
+	// Passt has passt, run by the launcher, carry the guest's traffic
+	// through the pod's sockets.
 	Passt Binding = "passt"
 )
 
@@ -68,6 +68,9 @@ type Interface struct {
 	Ports []kubevirtv1.Port `json:"ports,omitempty"`
 	// Hostname is the guest's host name, sent by DHCP.
 	Hostname string `json:"hostname,omitempty"`
+	// Socket is where the launcher's passt listens for the guest's
+	// network device (passt); the launcher sets it once passt runs.
+	Socket string `json:"socket,omitempty"`
 }
 
 // DHCP tells whether the launcher answers this interface's DHCP: there is

@@ -3,7 +3,6 @@ package domain
 import (
 	"crypto/sha256"
 	"fmt"
-	"strings"
 
 	"github.com/virtflow/virtflow/node/podnet"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -130,12 +129,19 @@ func letters(n int) string {
 }
 
 // addInterfaces connects each interface as the node agent prepared it: a
-// tap device it created in the pod (masquerade, bridge), or passt, which
-// libvirt starts. An interface without a prepared network is refused
-// rather than given qemu's user-mode networking; only a simulated domain,
-// which runs no guest, takes it unconnected.
+// tap device it created in the pod (masquerade, bridge), or the launcher's
+// passt. An interface without a prepared network is refused rather than
+// given qemu's user-mode networking; only a simulated domain, which runs
+// no guest, takes it unconnected.
 func addInterfaces(dom *libvirtxml.Domain, in Input) error {
 	for _, iface := range in.VMI.Spec.Domain.Devices.Interfaces {
+		plan := planOf(in.Network, iface.Name)
+		if plan != nil && plan.Binding == podnet.Passt {
+			if err := addPasstDevice(dom, in.VMI, iface, *plan); err != nil {
+				return err
+			}
+			continue
+		}
 		model := iface.Model
 		if model == "" {
 			model = "virtio"
@@ -145,7 +151,7 @@ func addInterfaces(dom *libvirtxml.Domain, in Input) error {
 			Alias: &libvirtxml.DomainAlias{Name: "ua-" + iface.Name},
 			MAC:   &libvirtxml.DomainInterfaceMAC{Address: InterfaceMAC(in.VMI, iface)},
 		}
-		if err := connectInterface(&i, iface.Name, in); err != nil {
+		if err := connectInterface(&i, iface.Name, plan, in.Type); err != nil {
 			return err
 		}
 		if iface.BootOrder != nil {
@@ -156,48 +162,30 @@ func addInterfaces(dom *libvirtxml.Domain, in Input) error {
 	return nil
 }
 
-func connectInterface(i *libvirtxml.DomainInterface, name string, in Input) error {
-	var plan *podnet.Interface
-	for k := range in.Network.Interfaces {
-		if in.Network.Interfaces[k].Name == name {
-			plan = &in.Network.Interfaces[k]
+// planOf is what the node agent prepared for the interface, nil if nothing.
+func planOf(network podnet.Plan, name string) *podnet.Interface {
+	for k := range network.Interfaces {
+		if network.Interfaces[k].Name == name {
+			return &network.Interfaces[k]
 		}
-	}
-	switch {
-	case plan == nil && in.Type == Simulated:
-		i.Source = &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}}
-	case plan == nil:
-		return fmt.Errorf("interface %s is not connected to any network on this node", name)
-	case plan.Binding == podnet.Passt:
-		i.Source = &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}}
-		i.Backend = &libvirtxml.DomainInterfaceBackend{Type: "passt"}
-		i.PortForward = passtPorts(plan.Ports)
-	default:
-		i.Source = &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}}
-		i.Target = &libvirtxml.DomainInterfaceTarget{Dev: plan.Tap, Managed: "no"}
-	}
-	if plan != nil && plan.MTU > 0 {
-		i.MTU = &libvirtxml.DomainInterfaceMTU{Size: uint(plan.MTU)}
 	}
 	return nil
 }
 
-// passtPorts forwards the interface's ports to the guest, all TCP and UDP
-// ports when it lists none, as upstream's passt binding.
-func passtPorts(ports []kubevirtv1.Port) []libvirtxml.DomainInterfaceSourcePortForward {
-	if len(ports) == 0 {
-		return []libvirtxml.DomainInterfaceSourcePortForward{{Proto: "tcp"}, {Proto: "udp"}}
+func connectInterface(i *libvirtxml.DomainInterface, name string, plan *podnet.Interface, typ Type) error {
+	switch {
+	case plan == nil && typ == Simulated:
+		i.Source = &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}}
+		return nil
+	case plan == nil:
+		return fmt.Errorf("interface %s is not connected to any network on this node", name)
 	}
-	var out []libvirtxml.DomainInterfaceSourcePortForward
-	for _, p := range ports {
-		proto := strings.ToLower(p.Protocol)
-		if proto == "" {
-			proto = "tcp"
-		}
-		out = append(out, libvirtxml.DomainInterfaceSourcePortForward{Proto: proto,
-			Ranges: []libvirtxml.DomainInterfaceSourcePortForwardRange{{Start: uint(p.Port)}}})
+	i.Source = &libvirtxml.DomainInterfaceSource{Ethernet: &libvirtxml.DomainInterfaceSourceEthernet{}}
+	i.Target = &libvirtxml.DomainInterfaceTarget{Dev: plan.Tap, Managed: "no"}
+	if plan.MTU > 0 {
+		i.MTU = &libvirtxml.DomainInterfaceMTU{Size: uint(plan.MTU)}
 	}
-	return out
+	return nil
 }
 
 // InterfaceMAC is the interface's MAC address: the one the spec asks for,

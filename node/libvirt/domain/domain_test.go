@@ -120,15 +120,20 @@ func TestBuildValidSpecs(t *testing.T) {
 			require.Equal(t, "virtio", i.Model.Type)
 			require.Equal(t, "02:00:00:00:00:01", i.MAC.Address)
 		}},
-		{"passt binding", func(in *Input) {
-			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
-			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Passt, Ports: []kubevirtv1.Port{{Port: 80}}}}
+		{"passt binding: qemu's stream netdev to the launcher's passt", func(in *Input) {
+			two := uint(2)
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default", MacAddress: "02:00:00:00:00:07", BootOrder: &two}}
+			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Passt, MTU: 1450, Socket: "/run/a,b/passt.sock"}}
 		}, func(t *testing.T, d *libvirtxml.Domain) {
-			i := d.Devices.Interfaces[0]
-			require.Equal(t, "passt", i.Backend.Type)
-			require.Len(t, i.PortForward, 1)
-			require.Equal(t, "tcp", i.PortForward[0].Proto)
-			require.Equal(t, uint(80), i.PortForward[0].Ranges[0].Start)
+			require.Empty(t, d.Devices.Interfaces, "never libvirt's user-mode interface")
+			var args []string
+			for _, a := range d.QEMUCommandline.Args {
+				args = append(args, a.Value)
+			}
+			require.Equal(t, []string{
+				"-netdev", "stream,id=hostua-default,server=off,addr.type=unix,addr.path=/run/a,,b/passt.sock",
+				"-device", "virtio-net-pci,netdev=hostua-default,id=ua-default,mac=02:00:00:00:00:07,host_mtu=1450,bootindex=2",
+			}, args)
 		}},
 		{"vnc display on a socket", func(in *Input) { in.VNCSocket = "/run/vmi/vnc.sock" }, func(t *testing.T, d *libvirtxml.Domain) {
 			require.Len(t, d.Devices.Graphics, 1)
@@ -221,6 +226,10 @@ func TestBuildRejectsInvalidSpecs(t *testing.T) {
 		{"interface nobody connected", func(in *Input) {
 			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
 		}, "interface default is not connected to any network on this node"},
+		{"passt interface without passt", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
+			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Passt}}
+		}, "interface default: passt is not running for it in the launcher"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
