@@ -132,7 +132,7 @@ func TestBuildValidSpecs(t *testing.T) {
 			}
 			require.Equal(t, []string{
 				"-netdev", "stream,id=hostua-default,server=off,addr.type=unix,addr.path=/run/a,,b/passt.sock",
-				"-device", "virtio-net-pci,netdev=hostua-default,id=ua-default,mac=02:00:00:00:00:07,host_mtu=1450,bootindex=2",
+				"-device", `{"bootindex":2,"driver":"virtio-net-pci","host_mtu":1450,"id":"ua-default","mac":"02:00:00:00:00:07","netdev":"hostua-default"}`,
 			}, args)
 		}},
 		{"vnc display on a socket", func(in *Input) { in.VNCSocket = "/run/vmi/vnc.sock" }, func(t *testing.T, d *libvirtxml.Domain) {

@@ -1,8 +1,8 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
@@ -24,12 +24,19 @@ func addPasstDevice(dom *libvirtxml.Domain, vmi *kubevirtv1.VirtualMachineInstan
 		return fmt.Errorf("interface %s: passt is not running for it in the launcher", iface.Name)
 	}
 	netdev := "hostua-" + iface.Name
-	device := []string{qemuNICModel(iface.Model), "netdev=" + netdev, "id=ua-" + iface.Name, "mac=" + InterfaceMAC(vmi, iface)}
-	if plan.MTU > 0 && qemuNICModel(iface.Model) == "virtio-net-pci" {
-		device = append(device, "host_mtu="+strconv.Itoa(plan.MTU))
+	device := map[string]any{"driver": qemuNICModel(iface.Model), "netdev": netdev, "id": "ua-" + iface.Name, "mac": InterfaceMAC(vmi, iface)}
+	if plan.MTU > 0 && device["driver"] == "virtio-net-pci" {
+		device["host_mtu"] = plan.MTU
 	}
 	if iface.BootOrder != nil {
-		device = append(device, "bootindex="+strconv.Itoa(int(*iface.BootOrder)))
+		device["bootindex"] = *iface.BootOrder
+	}
+	// JSON, as libvirt writes its own devices: qemu creates them in
+	// command-line order only within one syntax, and this one must come
+	// after libvirt's, which hold fixed PCI addresses.
+	deviceJSON, err := json.Marshal(device)
+	if err != nil {
+		return err
 	}
 	if dom.QEMUCommandline == nil {
 		dom.QEMUCommandline = &libvirtxml.DomainQEMUCommandline{}
@@ -38,7 +45,7 @@ func addPasstDevice(dom *libvirtxml.Domain, vmi *kubevirtv1.VirtualMachineInstan
 		libvirtxml.DomainQEMUCommandlineArg{Value: "-netdev"},
 		libvirtxml.DomainQEMUCommandlineArg{Value: "stream,id=" + netdev + ",server=off,addr.type=unix,addr.path=" + qemuEscape(plan.Socket)},
 		libvirtxml.DomainQEMUCommandlineArg{Value: "-device"},
-		libvirtxml.DomainQEMUCommandlineArg{Value: strings.Join(device, ",")})
+		libvirtxml.DomainQEMUCommandlineArg{Value: string(deviceJSON)})
 	return nil
 }
 
