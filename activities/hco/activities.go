@@ -48,7 +48,13 @@ func (a *Activities) EnsureComponent(ctx context.Context, in hco.EnsureComponent
 	if err != nil {
 		return err
 	}
-	for _, obj := range operands.Desired(hc) {
+	objs, err := operands.Patched(hc)
+	if err != nil {
+		// Retried: the HyperConverged's webhook refuses a bad patch, so it
+		// predates the webhook and its owner can fix it.
+		return fmt.Errorf("HyperConverged %s/%s: %w", hc.Namespace, hc.Name, err)
+	}
+	for _, obj := range objs {
 		if operands.RefOf(obj) == in.Component {
 			_, err := apply.Managed(ctx, a.Client, obj)
 			return err

@@ -51,6 +51,9 @@ func handlers(mgr ctrl.Manager, agentTLS *tls.Config) manager.Build {
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := watchFeatureGates(ctx, mgr); err != nil {
+			return nil, nil, err
+		}
 		c := mgr.GetClient()
 		api := &virtapi.Server{
 			Actions: &virtapi.Actions{Client: c}, Version: version.Get(), Reader: mgr.GetAPIReader(),

@@ -38,7 +38,8 @@ func startPasst(ctx context.Context, cfg *Config) error {
 		tcp, udp := passtPortSpecs(iface.Ports)
 		args := passtArgs(*iface, socket, filepath.Join(cfg.Dir, "passt-"+iface.Name+".log"), tcp, udp)
 		cmd := exec.CommandContext(ctx, passtBinary, args...)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		// Its banner (stdout) tells how to start qemu by hand; errors go to stderr and its log.
+		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("starting passt for interface %s: %w", iface.Name, err)
 		}

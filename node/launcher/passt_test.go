@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,4 +33,15 @@ func TestPasstForwardsTheInterfacesPortsOrAllOfThem(t *testing.T) {
 func TestPasstRunsInTheForegroundWithThePodsMTU(t *testing.T) {
 	args := passtArgs(podnet.Interface{MTU: 1400}, "/d/p.sock", "/d/p.log", "80", "none")
 	require.Equal(t, []string{"--foreground", "--socket", "/d/p.sock", "--log-file", "/d/p.log", "--quiet", "-t", "80", "-u", "none", "--mtu", "1400"}, args)
+}
+
+func TestALaunchFailsWhenPasstExitsBeforeListening(t *testing.T) {
+	was := passtBinary
+	t.Cleanup(func() { passtBinary = was })
+	passtBinary = "false"
+	cfg := Config{Dir: t.TempDir(), Network: podnet.Plan{Interfaces: []podnet.Interface{
+		{Name: "default", Binding: podnet.Passt}, {Name: "tapped", Binding: podnet.Masquerade}}}}
+	err := startPasst(context.Background(), &cfg)
+	require.ErrorContains(t, err, "passt for interface default: exited before listening")
+	require.Empty(t, cfg.Network.Interfaces[0].Socket, "no socket for qemu to connect to")
 }

@@ -12,6 +12,13 @@ var outOfBandModifications = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "Count of out-of-band modifications overwritten by HCO",
 }, []string{"component_name"})
 
+// unsafeModifications counts each jsonpatch annotation's operations, as
+// HCO's gauge of that name.
+var unsafeModifications = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Name: "kubevirt_hco_unsafe_modifications",
+	Help: "Count of unsafe modifications in the HyperConverged annotations",
+}, []string{"annotation_name"})
+
 func init() {
-	metrics.Registry.MustRegister(outOfBandModifications)
+	metrics.Registry.MustRegister(outOfBandModifications, unsafeModifications)
 }

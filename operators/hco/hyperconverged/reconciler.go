@@ -111,7 +111,11 @@ func ref(hc *hcov1beta1.HyperConverged) hco.HyperConvergedRef {
 // component's conditions. It never deletes: that is the uninstall's job.
 func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperConverged) ([]hco.ComponentStatus, error) {
 	var out []hco.ComponentStatus
-	for _, desired := range operands.Desired(hc) {
+	objs, err := operands.Patched(hc)
+	if err != nil {
+		return nil, err
+	}
+	for _, desired := range objs {
 		ref := operands.RefOf(desired)
 		wrote, err := apply.Managed(ctx, r.Client, desired)
 		if err != nil {

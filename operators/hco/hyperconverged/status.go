@@ -24,6 +24,7 @@ const (
 	reasonInstallFailed      = "InstallFailed"
 	reasonInstallCancelled   = "InstallCancelled"
 	reasonUninstallFailed    = "UninstallFailed"
+	reasonTainted            = "UnsupportedFeatureAnnotation"
 )
 
 func c(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
@@ -111,6 +112,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConver
 		cond.ObservedGeneration = hc.Generation
 		meta.SetStatusCondition(&hc.Status.Conditions, cond)
 	}
+	taint(hc)
 	hc.Status.ObservedGeneration = hc.Generation
 	hc.Status.Versions = []hcov1beta1.Version{{Name: "operator", Version: r.Version}}
 	hc.Status.RelatedObjects = relatedObjects(hc)
@@ -121,6 +123,23 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConver
 		return fmt.Errorf("updating HyperConverged %s status: %w", hc.Name, err)
 	}
 	return nil
+}
+
+// taint raises TaintedConfiguration while a jsonpatch annotation changes
+// something, and removes it (rather than turning it False) otherwise, as
+// HCO keeps that back door low-profile.
+func taint(hc *hcov1beta1.HyperConverged) {
+	tainted := false
+	for a, n := range operands.JSONPatchChanges(hc) {
+		unsafeModifications.WithLabelValues(a).Set(float64(n))
+		tainted = tainted || n > 0
+	}
+	if !tainted {
+		meta.RemoveStatusCondition(&hc.Status.Conditions, hcov1beta1.ConditionTaintedConfiguration)
+		return
+	}
+	meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{Type: hcov1beta1.ConditionTaintedConfiguration, Status: yes,
+		Reason: reasonTainted, Message: "Unsupported feature was activated via an HCO annotation", ObservedGeneration: hc.Generation})
 }
 
 func relatedObjects(hc *hcov1beta1.HyperConverged) []corev1.ObjectReference {

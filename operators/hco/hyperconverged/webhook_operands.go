@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/net"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -19,15 +17,9 @@ import (
 	"github.com/virtflow/virtflow/operands"
 )
 
-// Annotations on a HyperConverged that patch a component CR's spec, and the
-// one that carries the rate limits of the annotation tuning policy.
-const (
-	JSONPatchKubeVirtAnnotation      = "kubevirt.kubevirt.io/jsonpatch"
-	JSONPatchCDIAnnotation           = "containerizeddataimporter.kubevirt.io/jsonpatch"
-	JSONPatchNetworkAddonsAnnotation = "networkaddonsconfigs.kubevirt.io/jsonpatch"
-	JSONPatchSSPAnnotation           = "ssp.kubevirt.io/jsonpatch"
-	TuningPolicyAnnotation           = "hco.kubevirt.io/tuningPolicy"
-)
+// TuningPolicyAnnotation carries the rate limits of the annotation tuning
+// policy.
+const TuningPolicyAnnotation = "hco.kubevirt.io/tuningPolicy"
 
 // deriveAll derives every component CR a new HyperConverged asks for, so a
 // spec the components cannot take is refused before anything is created.
@@ -55,12 +47,12 @@ func deriveKubeVirt(hc *hcov1beta1.HyperConverged) (*kubevirtv1.KubeVirt, error)
 		return nil, err
 	}
 	kv := desired[*kubevirtv1.KubeVirt](hc)
-	return kv, applyPatchAnnotation(hc, JSONPatchKubeVirtAnnotation, kv)
+	return kv, operands.ApplyJSONPatch(hc, kv)
 }
 
 func deriveCDI(hc *hcov1beta1.HyperConverged) (*cdiv1beta1.CDI, error) {
 	cdi := desired[*cdiv1beta1.CDI](hc)
-	return cdi, applyPatchAnnotation(hc, JSONPatchCDIAnnotation, cdi)
+	return cdi, operands.ApplyJSONPatch(hc, cdi)
 }
 
 func deriveNetworkAddons(hc *hcov1beta1.HyperConverged) (*nacv1.NetworkAddonsConfig, error) {
@@ -68,7 +60,7 @@ func deriveNetworkAddons(hc *hcov1beta1.HyperConverged) (*nacv1.NetworkAddonsCon
 		return nil, errors.New("kubeSecondaryDNSNameServerIP isn't a valid IPv4")
 	}
 	nac := desired[*nacv1.NetworkAddonsConfig](hc)
-	return nac, applyPatchAnnotation(hc, JSONPatchNetworkAddonsAnnotation, nac)
+	return nac, operands.ApplyJSONPatch(hc, nac)
 }
 
 func deriveSSP(hc *hcov1beta1.HyperConverged) (*sspv1beta3.SSP, error) {
@@ -80,7 +72,7 @@ func deriveSSP(hc *hcov1beta1.HyperConverged) (*sspv1beta3.SSP, error) {
 		seen[dict.Name] = true
 	}
 	ssp := desired[*sspv1beta3.SSP](hc)
-	return ssp, applyPatchAnnotation(hc, JSONPatchSSPAnnotation, ssp)
+	return ssp, operands.ApplyJSONPatch(hc, ssp)
 }
 
 // desired is the component CR of type T the HyperConverged derives.
@@ -118,43 +110,4 @@ func checkTuningAnnotation(hc *hcov1beta1.HyperConverged) error {
 		return errors.New("burst parameter not found in annotation")
 	}
 	return nil
-}
-
-// applyPatchAnnotation applies the JSON patch in the annotation, if any,
-// to obj.
-func applyPatchAnnotation(hc *hcov1beta1.HyperConverged, annotation string, obj client.Object) error {
-	raw, ok := hc.Annotations[annotation]
-	if !ok {
-		return nil
-	}
-	if err := applySpecPatch(obj, raw); err != nil {
-		return fmt.Errorf("invalid jsonPatch in the %s annotation: %v", annotation, err)
-	}
-	return nil
-}
-
-// applySpecPatch applies a JSON patch that may only touch spec fields.
-func applySpecPatch(obj client.Object, raw string) error {
-	patch, err := jsonpatch.DecodePatch([]byte(raw))
-	if err != nil {
-		return err
-	}
-	for _, op := range patch {
-		path, err := op.Path()
-		if err != nil {
-			return err
-		}
-		if !strings.HasPrefix(path, "/spec/") {
-			return errors.New("can only modify spec fields")
-		}
-	}
-	doc, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	patched, err := patch.Apply(doc)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(patched, obj)
 }

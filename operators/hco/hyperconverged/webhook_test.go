@@ -215,16 +215,16 @@ func TestValidatorCreate(t *testing.T) {
 		{"secondary DNS server not IPv4", func(hc *hcov1beta1.HyperConverged) { hc.Spec.KubeSecondaryDNSNameServerIP = ptr.To("fd00::1") },
 			forbidden("kubeSecondaryDNSNameServerIP isn't a valid IPv4")},
 		{"KubeVirt patch outside spec", func(hc *hcov1beta1.HyperConverged) {
-			hc.Annotations = map[string]string{JSONPatchKubeVirtAnnotation: `[{"op": "add", "path": "/metadata/labels/x", "value": "y"}]`}
+			hc.Annotations = map[string]string{operands.JSONPatchKubeVirtAnnotation: `[{"op": "add", "path": "/metadata/labels/x", "value": "y"}]`}
 		}, forbidden("invalid jsonPatch in the kubevirt.kubevirt.io/jsonpatch annotation: can only modify spec fields")},
 		{"CDI patch that is not JSON", func(hc *hcov1beta1.HyperConverged) {
-			hc.Annotations = map[string]string{JSONPatchCDIAnnotation: `not a patch`}
+			hc.Annotations = map[string]string{operands.JSONPatchCDIAnnotation: `not a patch`}
 		}, forbidden("invalid jsonPatch in the containerizeddataimporter.kubevirt.io/jsonpatch annotation: invalid state detected")},
 		{"network patch removing what is absent", func(hc *hcov1beta1.HyperConverged) {
-			hc.Annotations = map[string]string{JSONPatchNetworkAddonsAnnotation: `[{"op": "remove", "path": "/spec/ovs"}]`}
+			hc.Annotations = map[string]string{operands.JSONPatchNetworkAddonsAnnotation: `[{"op": "remove", "path": "/spec/ovs"}]`}
 		}, forbidden("invalid jsonPatch in the networkaddonsconfigs.kubevirt.io/jsonpatch annotation: error in remove for path: '/spec/ovs': unable to remove nonexistent key: ovs: missing value")},
 		{"SSP patch within spec", func(hc *hcov1beta1.HyperConverged) {
-			hc.Annotations = map[string]string{JSONPatchSSPAnnotation: `[{"op": "add", "path": "/spec/templateValidator/replicas", "value": 5}]`}
+			hc.Annotations = map[string]string{operands.JSONPatchSSPAnnotation: `[{"op": "add", "path": "/spec/templateValidator/replicas", "value": 5}]`}
 		}, allowed},
 		{"deprecated and moved gates", func(hc *hcov1beta1.HyperConverged) {
 			hc.Spec.FeatureGates.NonRoot = ptr.To(true)

@@ -71,7 +71,8 @@ func apiServerRules() []rbacv1.PolicyRule {
 		// The KubeVirt delete guard counts the workloads left; presets
 		// are merged into new VMIs.
 		workloads.Rule(kubevirtGroup, []string{"list"}, "virtualmachineinstancereplicasets", "virtualmachineinstancepresets"),
-		workloads.Rule(kubevirtGroup, []string{"get", "list"}, "kubevirts"),
+		// Admission follows the KubeVirt CR's feature gates.
+		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch"}, "kubevirts"),
 		workloads.Rule(instancetypeGroup, []string{"get"}, instancetypes...),
 		workloads.Rule("apps", []string{"get"}, "controllerrevisions"),
 		// objectgraph lists the launcher pods.

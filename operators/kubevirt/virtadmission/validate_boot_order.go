@@ -33,7 +33,7 @@ func validateDiskVolume(p *field.Path, d kubevirtv1.Disk, v *kubevirtv1.Volume) 
 	switch {
 	case v == nil && d.CDRom == nil:
 		causes = append(causes, cause(p.Child("name"), notFoundFmt, p.Child("Name"), d.Name))
-	case v == nil && !enabledGates[gateDeclarativeHotplug]:
+	case v == nil && !gateEnabled(gateDeclarativeHotplug):
 		causes = append(causes, cause(p.Child("name"), "%s feature gate not enabled, cannot define an empty CD-ROM disk", gateDeclarativeHotplug))
 	}
 	if v == nil {

@@ -108,7 +108,7 @@ func validateLaunchSecurity(f *field.Path, spec *kubevirtv1.VirtualMachineInstan
 	switch spec.Architecture {
 	case "amd64":
 	case "s390x":
-		if !enabledGates[gateSecureExecution] {
+		if !gateEnabled(gateSecureExecution) {
 			return one(gateOffCause(p, gateSecureExecution))
 		}
 		return nil
@@ -128,7 +128,7 @@ func validateLaunchSecurity(f *field.Path, spec *kubevirtv1.VirtualMachineInstan
 	if len(types) != 1 {
 		return one(causeOf(metav1.CauseTypeForbidden, p, "One and only one launchSecurity type can be set"))
 	}
-	if !enabledGates[gate] {
+	if !gateEnabled(gate) {
 		return one(gateOffCause(p, gate))
 	}
 	return nil

@@ -2,6 +2,7 @@ package virtadmission
 
 import (
 	"runtime"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -28,14 +29,48 @@ const (
 	gateSidecar            = "Sidecar"
 )
 
-// enabledGates are the gates virt-api takes as on. It does not read the
-// KubeVirt CR, so it assumes what HCO deploys by default: the gates it
-// always sets plus the HyperConverged gates that default to true. A gate
-// missing here is off, and upstream's refusal for it applies.
-var enabledGates = map[string]bool{
+// defaultGates are the gates virt-api takes as on whatever the KubeVirt CR
+// says: what HCO always sets plus the HyperConverged gates that default to
+// true. Other gates are off, and upstream's refusal for them applies,
+// unless the KubeVirt CR turns on one of liveGates.
+var defaultGates = map[string]bool{
 	"CPUManager": true, "Snapshot": true, "ExpandDisks": true, "HostDevices": true, "VMExport": true,
 	"KubevirtSeccompProfile": true, "WithHostModelCPU": true, "HypervStrictCheck": true,
 	"DecentralizedLiveMigration": true, gateVideoConfig: true, "HotplugVolumes": true,
+}
+
+// liveGates are the gates the KubeVirt CR may turn on (HCO's
+// kubevirt.kubevirt.io/jsonpatch annotation is how a HyperConverged user
+// does): only those whose feature virtflow has. A gate whose feature is
+// missing stays off whatever the CR says, so what it guards is refused
+// rather than accepted and not done.
+var liveGates = map[string]bool{gatePasstBinding: true}
+
+// crGates are the live gates the cluster's KubeVirt CR turns on, as virt-api
+// last saw it.
+var crGates atomic.Pointer[map[string]bool]
+
+// SetFeatureGates records the gates of the KubeVirt CR virt-api watches;
+// nil (no CR) turns the live gates off.
+func SetFeatureGates(kv *kubevirtv1.KubeVirt) {
+	on := map[string]bool{}
+	if kv != nil && kv.Spec.Configuration.DeveloperConfiguration != nil {
+		for _, g := range kv.Spec.Configuration.DeveloperConfiguration.FeatureGates {
+			if liveGates[g] {
+				on[g] = true
+			}
+		}
+	}
+	crGates.Store(&on)
+}
+
+// gateEnabled tells whether virt-api takes the gate as on.
+func gateEnabled(gate string) bool {
+	if defaultGates[gate] {
+		return true
+	}
+	on := crGates.Load()
+	return on != nil && (*on)[gate]
 }
 
 // defaultArchitecture is what an unset architecture means, as upstream's
@@ -49,14 +84,14 @@ func gateOffCause(f *field.Path, gate string) metav1.StatusCause {
 }
 
 func validateVSOCK(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	if a := spec.Domain.Devices.AutoattachVSOCK; a == nil || !*a || enabledGates[gateVSOCK] {
+	if a := spec.Domain.Devices.AutoattachVSOCK; a == nil || !*a || gateEnabled(gateVSOCK) {
 		return nil
 	}
 	return one(gateOffCause(f.Child("domain", "devices", "autoattachVSOCK"), gateVSOCK))
 }
 
 func validatePersistentReservation(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	if enabledGates[gatePersistentReserve] {
+	if gateEnabled(gatePersistentReserve) {
 		return nil
 	}
 	for _, d := range spec.Domain.Devices.Disks {
@@ -68,7 +103,7 @@ func validatePersistentReservation(f *field.Path, spec *kubevirtv1.VirtualMachin
 }
 
 func validateDownwardMetricsDevice(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	if spec.Domain.Devices.DownwardMetrics == nil || enabledGates[gateDownwardMetrics] {
+	if spec.Domain.Devices.DownwardMetrics == nil || gateEnabled(gateDownwardMetrics) {
 		return nil
 	}
 	return one(cause(f.Child("domain", "devices", "downwardMetrics"),
@@ -77,7 +112,7 @@ func validateDownwardMetricsDevice(f *field.Path, spec *kubevirtv1.VirtualMachin
 
 // validateFilesystems refuses virtiofs on claims without the gate.
 func validateFilesystems(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	if enabledGates[gateVirtiofsStorage] {
+	if gateEnabled(gateVirtiofsStorage) {
 		return nil
 	}
 	var causes []metav1.StatusCause
@@ -106,7 +141,7 @@ func validateVideo(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) [
 	if devs.Video == nil {
 		return nil
 	}
-	if !enabledGates[gateVideoConfig] {
+	if !gateEnabled(gateVideoConfig) {
 		return one(cause(f.Child("video"), "Video configuration is specified but the %s feature gate is not enabled", gateVideoConfig))
 	}
 	if devs.AutoattachGraphicsDevice != nil && !*devs.AutoattachGraphicsDevice {
@@ -121,7 +156,7 @@ func validatePanicDevices(f *field.Path, spec *kubevirtv1.VirtualMachineInstance
 		return nil
 	}
 	p := f.Child("domain", "devices", "panicDevices")
-	if !enabledGates[gatePanicDevices] {
+	if !gateEnabled(gatePanicDevices) {
 		return one(cause(p, "Panic Devices feature gate is not enabled in kubevirt-config"))
 	}
 	var causes []metav1.StatusCause
@@ -141,7 +176,7 @@ func validatePanicDevices(f *field.Path, spec *kubevirtv1.VirtualMachineInstance
 }
 
 func validateRebootPolicy(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
-	if spec.Domain.RebootPolicy == nil || enabledGates[gateRebootPolicy] {
+	if spec.Domain.RebootPolicy == nil || gateEnabled(gateRebootPolicy) {
 		return nil
 	}
 	return one(cause(f.Child("domain", "rebootPolicy"), "RebootPolicy is specified but the %s feature gate is not enabled", gateRebootPolicy))
@@ -149,7 +184,7 @@ func validateRebootPolicy(f *field.Path, spec *kubevirtv1.VirtualMachineInstance
 
 func validateReservedOverhead(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []metav1.StatusCause {
 	m := spec.Domain.Memory
-	if m == nil || m.ReservedOverhead == nil || enabledGates[gateReservedOverhead] {
+	if m == nil || m.ReservedOverhead == nil || gateEnabled(gateReservedOverhead) {
 		return nil
 	}
 	return one(cause(f.Child("domain", "memory", "reservedOverhead"), "Reserved overhead memlock feature gate is not enabled in kubevirt-config"))

@@ -25,11 +25,11 @@ func ValidateVMIMetadata(f *field.Path, meta *metav1.ObjectMeta) []metav1.Status
 			break
 		}
 	}
-	if meta.Annotations[kubevirtv1.IgnitionAnnotation] != "" && !enabledGates[gateIgnition] {
+	if meta.Annotations[kubevirtv1.IgnitionAnnotation] != "" && !gateEnabled(gateIgnition) {
 		causes = append(causes, cause(f.Child("annotations"), "%s feature gate is not enabled in kubevirt-config, invalid entry %s",
 			gateIgnition, f.Child("annotations").Child(kubevirtv1.IgnitionAnnotation)))
 	}
-	if meta.Annotations[sidecarAnnotation] != "" && !enabledGates[gateSidecar] {
+	if meta.Annotations[sidecarAnnotation] != "" && !gateEnabled(gateSidecar) {
 		causes = append(causes, cause(f.Child("annotations"), "sidecar feature gate is not enabled in kubevirt-config, invalid entry %s",
 			f.Child("annotations", sidecarAnnotation)))
 	}

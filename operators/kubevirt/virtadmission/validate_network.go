@@ -158,7 +158,7 @@ func validateBindings(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec
 		if m.Masquerade != nil && iface.MacAddress == masqueradeBridgeMAC {
 			causes = append(causes, cause(p.Child("macAddress"), "The requested MAC address is reserved for the in-pod bridge. Please choose another one."))
 		}
-		if m.PasstBinding != nil && !enabledGates[gatePasstBinding] {
+		if m.PasstBinding != nil && !gateEnabled(gatePasstBinding) {
 			causes = append(causes, cause(p.Child("name"), "PasstBinding feature gate is not enabled"))
 		}
 		if m.PasstBinding != nil && !onPod {

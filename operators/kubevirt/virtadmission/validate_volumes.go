@@ -74,7 +74,7 @@ func validateVolumeSource(p *field.Path, v kubevirtv1.Volume, counts *volumeCoun
 // disk's path and type, the names of what it mounts.
 func validateVolumeFields(p *field.Path, v kubevirtv1.Volume) []metav1.StatusCause {
 	var causes []metav1.StatusCause
-	if v.DownwardMetrics != nil && !enabledGates[gateDownwardMetrics] {
+	if v.DownwardMetrics != nil && !gateEnabled(gateDownwardMetrics) {
 		causes = append(causes, cause(p, "downwardMetrics disks are not allowed: DownwardMetrics feature gate is not enabled."))
 	}
 	if v.HostDisk != nil {
@@ -95,7 +95,7 @@ func validateVolumeFields(p *field.Path, v kubevirtv1.Volume) []metav1.StatusCau
 
 func validateHostDisk(p *field.Path, hd *kubevirtv1.HostDisk) []metav1.StatusCause {
 	var causes []metav1.StatusCause
-	if !enabledGates[gateHostDisk] {
+	if !gateEnabled(gateHostDisk) {
 		causes = append(causes, cause(p, "HostDisk feature gate is not enabled"))
 	}
 	hp := p.Child("hostDisk")

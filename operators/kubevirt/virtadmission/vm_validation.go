@@ -43,7 +43,7 @@ func validateRunStrategy(f *field.Path, spec *kubevirtv1.VirtualMachineSpec) []m
 	case kubevirtv1.RunStrategyHalted, kubevirtv1.RunStrategyManual, kubevirtv1.RunStrategyAlways,
 		kubevirtv1.RunStrategyRerunOnFailure, kubevirtv1.RunStrategyOnce:
 	case kubevirtv1.RunStrategyWaitAsReceiver:
-		if !enabledGates["DecentralizedLiveMigration"] {
+		if !gateEnabled("DecentralizedLiveMigration") {
 			causes = append(causes, cause(f.Child("runStrategy"),
 				"Invalid RunStrategy (%s), DecentralizedLiveMigration feature gate is not enabled in kubevirt resource", s))
 		}
