@@ -41,8 +41,14 @@ type Kind struct {
 	// Components are deployed for every CR of the kind.
 	Components []string
 	// NotBuilt are upstream's components of the kind that virtflow does not
-	// have yet: never deployed, and named in the CR's conditions.
+	// have yet: never deployed; one the CR asks for is named in its
+	// conditions and keeps it from being Available.
 	NotBuilt []string
+	// Wanted, when set, names the components of Components and NotBuilt
+	// that the CR's spec asks for, as upstream's operators deploy only
+	// those; the others are removed once the spec changes. Every one of
+	// Components, and none of NotBuilt, when nil.
+	Wanted func(owner *unstructured.Unstructured) []string
 	// Finalizer blocks deletion until the components are removed.
 	Finalizer string
 	// Style writes the kind's status shape.
@@ -104,9 +110,17 @@ func (r *Reconciler) resync() time.Duration {
 	return r.Resync
 }
 
-func (r *Reconciler) deployAndProbe(ctx context.Context, owner client.Object) health {
-	h := health{}
+func (r *Reconciler) deployAndProbe(ctx context.Context, owner *unstructured.Unstructured) health {
+	h := health{readiness: r.Deployer.Readiness()}
+	wanted := r.wanted(owner)
 	for _, name := range r.Kind.Components {
+		if !wanted[name] {
+			if err := r.removeUnwanted(ctx, owner, name); err != nil {
+				h.failed = append(h.failed, fmt.Sprintf("%s: %v", name, err))
+			}
+			continue
+		}
+		h.total++
 		if err := r.Deployer.Deploy(ctx, owner, name); err != nil {
 			h.failed = append(h.failed, fmt.Sprintf("%s: %v", name, err))
 			continue
@@ -117,9 +131,35 @@ func (r *Reconciler) deployAndProbe(ctx context.Context, owner client.Object) he
 		}
 		h.ready++
 	}
-	h.total = len(r.Kind.Components)
-	h.readiness, h.notBuilt = r.Deployer.Readiness(), r.Kind.NotBuilt
+	for _, name := range r.Kind.NotBuilt {
+		if wanted[name] {
+			h.notBuilt = append(h.notBuilt, name)
+		}
+	}
 	return h
+}
+
+// wanted is the set of components the CR asks for.
+func (r *Reconciler) wanted(owner *unstructured.Unstructured) map[string]bool {
+	names := r.Kind.Components
+	if r.Kind.Wanted != nil {
+		names = r.Kind.Wanted(owner)
+	}
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// removeUnwanted removes a component the spec no longer asks for, once
+// per spec change rather than on every re-probe.
+func (r *Reconciler) removeUnwanted(ctx context.Context, owner *unstructured.Unstructured, name string) error {
+	observed, _, _ := unstructured.NestedInt64(owner.Object, "status", "observedGeneration")
+	if observed == owner.GetGeneration() {
+		return nil
+	}
+	return r.Deployer.Undeploy(ctx, owner, name)
 }
 
 func (r *Reconciler) finalize(ctx context.Context, obj *unstructured.Unstructured) error {

@@ -45,7 +45,7 @@ func setup(t *testing.T) (*Reconciler, *fakeDeployer, client.Client, ctrl.Reques
 	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	kv := &kubevirtv1.KubeVirt{}
-	kv.Namespace, kv.Name = "kubevirt-hyperconverged", "kubevirt"
+	kv.Namespace, kv.Name, kv.Generation = "kubevirt-hyperconverged", "kubevirt", 1
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(kv).WithStatusSubresource(kv).Build()
 	d := &fakeDeployer{deployed: map[string]bool{}, unhealthy: map[string]error{}}
 	r := &Reconciler{Client: c, Deployer: d, Recorder: record.NewFakeRecorder(10), Kind: Kind{
@@ -83,16 +83,28 @@ func TestAvailableOnlyWhenEveryComponentAnswersItsHealthCheck(t *testing.T) {
 	require.Equal(t, "All 2 components are ready (its health check answers).", msg, "says what ready means")
 }
 
-// A kind whose upstream components are not built says so instead of
-// reporting them ready.
-func TestComponentsNotBuiltAreNamedNotDeployed(t *testing.T) {
+// A component the CR does not ask for is not deployed (and is removed
+// once the spec stops asking for it); one it asks for that virtflow lacks
+// is named, and the CR is not Available.
+func TestOnlyWantedComponentsAreDeployedAndAWantedMissingOneIsNamed(t *testing.T) {
 	r, d, c, req := setup(t)
-	r.Kind.Components, r.Kind.NotBuilt = nil, []string{"kubemacpool", "bridge-marker"}
+	wanted := []string{"virt-api"}
+	r.Kind.NotBuilt = []string{"vm-console-proxy", "ovs"}
+	r.Kind.Wanted = func(*unstructured.Unstructured) []string { return wanted }
+	d.deployed["virt-controller"] = true // deployed under an earlier spec
 	_, err := r.Reconcile(context.Background(), req)
 	require.NoError(t, err)
-	require.Empty(t, d.deployed)
-	_, msg := condition(t, c, req, "Available")
-	require.Equal(t, "No components are deployed. Not built in virtflow yet: kubemacpool, bridge-marker.", msg)
+	require.Equal(t, map[string]bool{"virt-api": true}, d.deployed, "the component no longer asked for is removed")
+	status, msg := condition(t, c, req, "Available")
+	require.Equal(t, "True", status)
+	require.Equal(t, "All 1 components are ready (its health check answers).", msg)
+
+	wanted = []string{"virt-api", "ovs"}
+	_, err = r.Reconcile(context.Background(), req)
+	require.NoError(t, err)
+	status, msg = condition(t, c, req, "Available")
+	require.Equal(t, "False", status, "a component asked for and not built is no placeholder")
+	require.Equal(t, "1 of 1 components ready: ovs: not built in virtflow yet", msg)
 }
 
 func TestDeletionUndeploysComponents(t *testing.T) {

@@ -28,12 +28,12 @@ type health struct {
 	notReady     []string
 	failed       []string
 	// readiness says what a passing probe shows; notBuilt are components
-	// the kind lacks.
+	// the CR asks for that the kind lacks.
 	readiness string
 	notBuilt  []string
 }
 
-func (h health) allReady() bool { return h.ready == h.total && len(h.failed) == 0 }
+func (h health) allReady() bool { return h.ready == h.total && len(h.failed) == 0 && len(h.notBuilt) == 0 }
 
 type cond struct{ typ, status, reason, message string }
 
@@ -46,7 +46,11 @@ func (h health) conditions() []cond {
 			{"Degraded", "False", "AllComponentsReady", msg},
 		}
 	}
-	msg := fmt.Sprintf("%d of %d components ready: %s", h.ready, h.total, strings.Join(append(h.failed, h.notReady...), "; "))
+	problems := append(append([]string{}, h.failed...), h.notReady...)
+	for _, n := range h.notBuilt {
+		problems = append(problems, n+": not built in virtflow yet")
+	}
+	msg := fmt.Sprintf("%d of %d components ready: %s", h.ready, h.total, strings.Join(problems, "; "))
 	degraded := cond{"Degraded", "False", "Deploying", msg}
 	if len(h.failed) > 0 {
 		degraded = cond{"Degraded", "True", "DeploymentFailed", msg}
@@ -65,9 +69,6 @@ func (h health) readyMessage() string {
 		msg = "No components are deployed."
 	} else if h.readiness != "" {
 		msg = fmt.Sprintf("All %d components are ready (%s).", h.total, h.readiness)
-	}
-	if len(h.notBuilt) > 0 {
-		msg += " Not built in virtflow yet: " + strings.Join(h.notBuilt, ", ") + "."
 	}
 	return msg
 }

@@ -157,10 +157,24 @@ func TestAConfiguredRangeWinsAndABadOneIsRefused(t *testing.T) {
 	assert.ErrorContains(t, err, "failed to parse rangeStart because the mac address is invalid")
 }
 
-func TestEveryUpstreamComponentIsDeployed(t *testing.T) {
+// The spec decides, as upstream's: what it names is deployed (bridge-marker
+// with linuxBridge), and a component it names that virtflow lacks is named
+// too, so the CR cannot be Available with it missing.
+func TestTheSpecNamesTheComponents(t *testing.T) {
 	k := Kind("v")
 	assert.Equal(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker}, k.Components)
-	assert.Empty(t, k.NotBuilt, "none is named as missing any more")
+	spec := func(fields ...string) *unstructured.Unstructured {
+		s := map[string]any{}
+		for _, f := range fields {
+			s[f] = map[string]any{}
+		}
+		return &unstructured.Unstructured{Object: map[string]any{"spec": s}}
+	}
+	assert.ElementsMatch(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker},
+		k.Wanted(spec("kubeMacPool", "multus", "linuxBridge", "kubevirtIpamController")))
+	assert.ElementsMatch(t, []string{Multus}, k.Wanted(spec("multus")))
+	assert.ElementsMatch(t, []string{Multus, "ovs", "macvtap"}, k.Wanted(spec("multus", "ovs", "macvtap")))
+	assert.Empty(t, k.Wanted(spec()))
 }
 
 func labelsOf(k, v string) k8slabels.Set { return k8slabels.Set{k: v} }
