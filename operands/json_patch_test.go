@@ -34,3 +34,13 @@ func TestABadJSONPatchIsRefusedWithHCOsWords(t *testing.T) {
 	hc.Annotations = map[string]string{JSONPatchSSPAnnotation: `not a patch`}
 	require.Zero(t, JSONPatchChanges(hc)[JSONPatchSSPAnnotation], "as HCO, a patch that does not parse counts no change")
 }
+
+// HCO's deployVmConsoleProxy reaches the SSP, whose operator then names the
+// proxy as not built instead of HCO dropping the setting.
+func TestDeployVMConsoleProxyAsksTheSSPForIt(t *testing.T) {
+	hc := newHC()
+	require.Nil(t, desiredSSP(hc).Spec.TokenGenerationService)
+	yes := true
+	hc.Spec.DeployVMConsoleProxy = &yes
+	require.True(t, desiredSSP(hc).Spec.TokenGenerationService.Enabled)
+}

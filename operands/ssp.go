@@ -37,6 +37,9 @@ func desiredSSP(hc *hcov1beta1.HyperConverged) *sspv1beta3.SSP {
 			},
 		},
 	}
+	if v := hc.Spec.DeployVMConsoleProxy; v != nil {
+		ssp.Spec.TokenGenerationService = &sspv1beta3.TokenGenerationService{Enabled: *v}
+	}
 	// SSP's API has no field for it: the templates' DataSources and the
 	// common boot sources go where the HyperConverged says.
 	ssp.Annotations = map[string]string{BootImageNamespaceAnnotation: BootImageNamespace(hc)}
