@@ -203,15 +203,17 @@ func (u *upRun) benchGuest(t *testing.T, ns, binding, key string) netTarget {
 	require.NoError(t, u.c.List(ctx, pods, crclient.InNamespace(ns), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}))
 	require.Len(t, pods.Items, 1)
 	ip := pods.Items[0].Status.PodIP
-	client := guestSSH(t, ip, key)
 	return netTarget{ip: ip, sink: func() func() {
+		// A connection of its own each time: dropbear ends a connection
+		// whose session was closed under a running command.
+		client := guestSSH(t, ip, key)
 		s, err := client.NewSession()
 		require.NoError(t, err)
 		stdin, _ := io.Pipe() // nc keeps reading the connection while its stdin stays open
 		s.Stdin = stdin
 		require.NoError(t, s.Start(fmt.Sprintf("nc -l -p %d -e wc -c", sinkPort)))
 		time.Sleep(time.Second) // listening; a connection made before would be refused or reset
-		return func() { _ = s.Close() }
+		return func() { _ = s.Close(); _ = client.Close() }
 	}}
 }
 
@@ -226,6 +228,5 @@ func guestSSH(t *testing.T, ip, key string) *ssh.Client {
 	var c *ssh.Client
 	require.Eventually(t, func() bool { c, err = ssh.Dial("tcp", net.JoinHostPort(ip, "22"), cfg); return err == nil },
 		2*time.Minute, time.Second, "ssh to the guest at %s: %v", ip, err)
-	t.Cleanup(func() { c.Close() })
 	return c
 }
