@@ -52,6 +52,37 @@ func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
 	defer console.Close()
 	require.True(t, guestSays(console, "wget -qO- http://"+ip2+"/", "VIRTFLOW-GUEST-HTTP g2", 2*time.Minute),
 		"the guest on the first node fetches the guest on the second")
+	servicesReachTheSecondNode(t, n, ns, nodes)
+}
+
+// servicesReachTheSecondNode: a ClusterIP, a NodePort on the first node's
+// address and virt-api's port-forward all reach the guest on the second
+// node, with Services upstream's virtctl made.
+func servicesReachTheSecondNode(t *testing.T, n *upRun, ns string, nodes *corev1.NodeList) {
+	ctx := context.Background()
+	u := newUpstreamVirtctl(t, n.kubeconfig, ns)
+	u.run(t, "expose", "vm", "g2", "--name", "g2", "--port", "80")
+	svc := &corev1.Service{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKey{Namespace: ns, Name: "g2"}, svc))
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP g2", strings.TrimSpace(httpGet(t, "http://"+svc.Spec.ClusterIP+"/")))
+
+	u.run(t, "expose", "vm", "g2", "--name", "g2-np", "--port", "8080", "--target-port", "80", "--type", "NodePort")
+	np := &corev1.Service{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKey{Namespace: ns, Name: "g2-np"}, np))
+	first := ""
+	for i := range nodes.Items {
+		if nodes.Items[i].Name == "virtflow-node-1" {
+			first = internalIP(&nodes.Items[i])
+		}
+	}
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP g2", strings.TrimSpace(httpGet(t, fmt.Sprintf("http://%s:%d/", first, np.Spec.Ports[0].NodePort))),
+		"the first node's kube-proxy forwards its NodePort to the guest on the second")
+
+	local := freePort(t)
+	pf := u.command("port-forward", "vm/g2", fmt.Sprintf("%d:80", local))
+	require.NoError(t, pf.Start())
+	defer func() { _ = pf.Process.Kill(); _ = pf.Wait() }()
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP g2", strings.TrimSpace(httpGet(t, fmt.Sprintf("http://127.0.0.1:%d/", local))))
 }
 
 // The two-node tests live in files named to sort after every other: Go
