@@ -33,7 +33,9 @@ type health struct {
 	notBuilt  []string
 }
 
-func (h health) allReady() bool { return h.ready == h.total && len(h.failed) == 0 && len(h.notBuilt) == 0 }
+func (h health) allReady() bool {
+	return h.ready == h.total && len(h.failed) == 0 && len(h.notBuilt) == 0
+}
 
 type cond struct{ typ, status, reason, message string }
 
