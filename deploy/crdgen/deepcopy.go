@@ -18,6 +18,7 @@ var OwnAPIPackages = []string{
 	"github.com/virtflow/virtflow/api/hco/v1beta1",
 	"github.com/virtflow/virtflow/api/networkaddonsoperator/v1",
 	"github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1",
+	"github.com/virtflow/virtflow/api/ipamclaims/v1alpha1",
 }
 
 // DeepCopyFile is the name of the generated deepcopy file in each package.

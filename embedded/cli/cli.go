@@ -22,6 +22,7 @@ import (
 	"github.com/virtflow/virtflow/commands/hcowebhook"
 	"github.com/virtflow/virtflow/commands/hostpathcsi"
 	"github.com/virtflow/virtflow/commands/kubemacpool"
+	"github.com/virtflow/virtflow/commands/kubevirtipamcontroller"
 	"github.com/virtflow/virtflow/commands/multus"
 	"github.com/virtflow/virtflow/commands/templatevalidator"
 	"github.com/virtflow/virtflow/commands/virtapiserver"
@@ -67,6 +68,8 @@ commands:
            run SSP's template validator (its Deployment's command)
   kubemacpool [--cert-dir DIR] [--range-start MAC --range-end MAC] [--wait-time SECONDS]
            run kubemacpool's MAC pool and VM webhook (its Deployment's command)
+  kubevirt-ipam-controller [--certificates-dir DIR] [--default-network-nad-namespace NS]
+           keep the IPAMClaims of VMs on networks allowing persistent IPs and name them in launcher pods (its Deployment's command)
   multus --cni-conf-dir DIR --cni-bin-dir DIR [--master-cni-file NAME]
            keep the node's 00-multus.conf and Multus's kubeconfig (the multus DaemonSet's container)
   bridge-marker --node-name NAME [--update-interval SECONDS] [--health-probe-port PORT]
@@ -137,6 +140,8 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 		return templatevalidator.Main(ctx, args[1:])
 	case "kubemacpool":
 		return kubemacpool.Main(ctx, args[1:])
+	case "kubevirt-ipam-controller":
+		return kubevirtipamcontroller.Main(ctx, args[1:])
 	case "multus":
 		return multus.Main(ctx, args[1:])
 	case "bridge-marker":

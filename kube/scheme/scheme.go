@@ -1,5 +1,6 @@
 // Package scheme is the runtime scheme of every kind virtflow reads or
-// writes: the built-in kinds, KubeVirt's, CDI's, SSP's and virtflow's own.
+// writes: the built-in kinds, KubeVirt's, CDI's, SSP's, IPAMClaims and
+// virtflow's own.
 package scheme
 
 import (
@@ -18,6 +19,7 @@ import (
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	hppv1beta1 "github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1"
+	ipamclaimsv1alpha1 "github.com/virtflow/virtflow/api/ipamclaims/v1alpha1"
 	nacv1 "github.com/virtflow/virtflow/api/networkaddonsoperator/v1"
 )
 
@@ -30,7 +32,7 @@ func New() (*runtime.Scheme, error) {
 		kubevirtv1.AddToScheme, instancetypev1beta1.AddToScheme, cdiv1beta1.AddToScheme, sspv1beta3.AddToScheme,
 		templatev1.AddToScheme,
 		poolv1alpha1.AddToScheme, poolv1beta1.AddToScheme,
-		hcov1beta1.AddToScheme, nacv1.AddToScheme, hppv1beta1.AddToScheme,
+		hcov1beta1.AddToScheme, nacv1.AddToScheme, hppv1beta1.AddToScheme, ipamclaimsv1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("building scheme: %w", err)

@@ -162,7 +162,7 @@ func TestAConfiguredRangeWinsAndABadOneIsRefused(t *testing.T) {
 // too, so the CR cannot be Available with it missing.
 func TestTheSpecNamesTheComponents(t *testing.T) {
 	k := Kind("v")
-	assert.Equal(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker}, k.Components)
+	assert.Equal(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker, KubevirtIpamController}, k.Components)
 	spec := func(fields ...string) *unstructured.Unstructured {
 		s := map[string]any{}
 		for _, f := range fields {
@@ -170,8 +170,9 @@ func TestTheSpecNamesTheComponents(t *testing.T) {
 		}
 		return &unstructured.Unstructured{Object: map[string]any{"spec": s}}
 	}
-	assert.ElementsMatch(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker},
+	assert.ElementsMatch(t, []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker, KubevirtIpamController},
 		k.Wanted(spec("kubeMacPool", "multus", "linuxBridge", "kubevirtIpamController")))
+	assert.ElementsMatch(t, []string{KubevirtIpamController}, k.Wanted(spec("kubevirtIpamController")))
 	assert.ElementsMatch(t, []string{Multus}, k.Wanted(spec("multus")))
 	assert.ElementsMatch(t, []string{Multus, "ovs", "macvtap"}, k.Wanted(spec("multus", "ovs", "macvtap")))
 	assert.Empty(t, k.Wanted(spec()))

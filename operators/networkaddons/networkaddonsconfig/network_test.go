@@ -45,11 +45,19 @@ func mounts(c corev1.Container) map[string]string {
 	return out
 }
 
+// nodeComponents run on every node.
+var nodeComponents = []string{Multus, LinuxBridge, BridgeMarker}
+
 func TestEveryComponentIsBuiltAndRendersItsWorkloadFirst(t *testing.T) {
-	for _, name := range Components[1:] {
+	for _, name := range nodeComponents {
 		_, ok := renderNet(t, nodeInstall, name)[0].(*appsv1.DaemonSet)
 		assert.True(t, ok, "%s: its DaemonSet's readiness is the component's", name)
 	}
+	for _, name := range []string{KubeMacPool, KubevirtIpamController} {
+		_, ok := renderNet(t, nodeInstall, name)[0].(*appsv1.Deployment)
+		assert.True(t, ok, "%s: its Deployment's readiness is the component's", name)
+	}
+	assert.Len(t, Components, len(nodeComponents)+2, "every component is checked here")
 }
 
 func TestMultusInstallsThePluginAndWritesTheConfOnTheNodesPaths(t *testing.T) {
@@ -152,7 +160,7 @@ func TestBridgeMarkerRunsOnTheNodesNetworkWithUpstreamsRole(t *testing.T) {
 }
 
 func TestEveryNodeComponentToleratesEveryTaint(t *testing.T) {
-	for _, name := range Components[1:] {
+	for _, name := range nodeComponents {
 		ds := renderNet(t, nodeInstall, name)[0].(*appsv1.DaemonSet)
 		assert.Equal(t, []corev1.Toleration{{Operator: corev1.TolerationOpExists}}, ds.Spec.Template.Spec.Tolerations, name)
 		assert.Subset(t, ds.Spec.Template.Labels, ds.Spec.Selector.MatchLabels, "%s selects its own pods", name)

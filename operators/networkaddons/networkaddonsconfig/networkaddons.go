@@ -1,8 +1,8 @@
 // Package networkaddonsconfig is cluster-network-addons-operator: a
 // NetworkAddonsConfig gets kubemacpool, Multus (with the
-// NetworkAttachmentDefinition CRD), the Linux bridge CNI plugins and
-// bridge-marker, each reported in the CR's conditions by its workload's
-// readiness.
+// NetworkAttachmentDefinition CRD), the Linux bridge CNI plugins,
+// bridge-marker and kubevirt-ipam-controller (with the IPAMClaim CRD),
+// each reported in the CR's conditions by its workload's readiness.
 package networkaddonsconfig
 
 import (
@@ -17,14 +17,12 @@ import (
 )
 
 // NotBuilt are upstream's NetworkAddonsConfig components virtflow lacks,
-// named as the spec fields that ask for them. kubevirtIpamController,
-// which HCO asks for by default, is not among them yet: it is neither
-// deployed nor reported (README, "Secondary networks").
+// named as the spec fields that ask for them.
 var NotBuilt = []string{"ovs", "macvtap", "kubeSecondaryDNS", "multusDynamicNetworks", "nmstate"}
 
 // Components are the NetworkAddonsConfig components virtflow deploys; a
 // component's first object is the workload whose readiness is its own.
-var Components = []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker}
+var Components = []string{KubeMacPool, Multus, LinuxBridge, BridgeMarker, KubevirtIpamController}
 
 // Kind describes the NetworkAddonsConfig operator for the component reconciler.
 func Kind(version string) workloads.Kind {
@@ -48,7 +46,9 @@ func wanted(owner *unstructured.Unstructured) []string {
 		return ok && v != nil
 	}
 	var out []string
-	for field, names := range map[string][]string{"kubeMacPool": {KubeMacPool}, "multus": {Multus}, "linuxBridge": {LinuxBridge, BridgeMarker}} {
+	fields := map[string][]string{"kubeMacPool": {KubeMacPool}, "multus": {Multus}, "linuxBridge": {LinuxBridge, BridgeMarker},
+		"kubevirtIpamController": {KubevirtIpamController}}
+	for field, names := range fields {
 		if asked(field) {
 			out = append(out, names...)
 		}
@@ -106,6 +106,8 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 		return in.linuxBridge(), nil
 	case BridgeMarker:
 		return in.bridgeMarker(), nil
+	case KubevirtIpamController:
+		return in.kubevirtIpamController(ctx, c, owner)
 	}
 	return nil, fmt.Errorf("cluster-network-addons-operator has no workload for %s", name)
 }
