@@ -18,7 +18,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ssh"
-	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -211,10 +210,7 @@ func (u *upRun) benchGuest(t *testing.T, ns, binding, key string) (netTarget, *k
 	require.Eventually(t, func() bool { return u.c.Create(ctx, vm.DeepCopy(), crclient.DryRunAll) == nil }, time.Minute, time.Second)
 	require.NoError(t, u.c.Create(ctx, vm))
 	vmi := runningVMI(t, u.c, crclient.ObjectKeyFromObject(vm))
-	pods := &corev1.PodList{}
-	require.NoError(t, u.c.List(ctx, pods, crclient.InNamespace(ns), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}))
-	require.Len(t, pods.Items, 1)
-	ip := pods.Items[0].Status.PodIP
+	ip := launcherPodOf(t, u.c, vmi).Status.PodIP
 	return netTarget{ip: ip, sink: func() func() {
 		// A connection of its own each time: dropbear ends a connection
 		// whose session was closed under a running command.

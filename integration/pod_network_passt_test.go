@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,10 +48,7 @@ func TestAPasstGuestServesHTTPOnceTheGateIsOnThroughTheHyperConverged(t *testing
 
 	require.NoError(t, n.c.Create(ctx, vm))
 	vmi := runningVMI(t, n.c, crclient.ObjectKeyFromObject(vm))
-	pods := &corev1.PodList{}
-	require.NoError(t, n.c.List(ctx, pods, crclient.InNamespace(ns), crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}))
-	require.Len(t, pods.Items, 1)
-	ip := pods.Items[0].Status.PodIP
+	ip := launcherPodOf(t, n.c, vmi).Status.PodIP
 	require.True(t, strings.HasPrefix(httpGet(t, "http://"+ip+"/"), "VIRTFLOW-GUEST-HTTP "),
 		"passt carries the pod's port 80 to the guest")
 	require.Eventually(t, func() bool {
