@@ -188,10 +188,19 @@ func printTable(rows []benchRow) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-58s %12s %12s %9s  %s\n", "path", "virtflow", "baseline", "ratio", "notes")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-58s %12s %12s %8.2fx  %s\n", r.name, r.ours.Round(time.Millisecond), r.baseline.Round(time.Microsecond),
+		fmt.Fprintf(&b, "%-58s %12s %12s %8.2fx  %s\n", r.name, shown(r.ours), r.baseline.Round(time.Microsecond),
 			float64(r.ours)/float64(r.baseline), r.note)
 	}
 	fmt.Print(b.String())
+}
+
+// shown rounds a measurement to what it can tell: milliseconds, or
+// microseconds below a tenth of a second.
+func shown(d time.Duration) time.Duration {
+	if d < 100*time.Millisecond {
+		return d.Round(time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
 }
 
 // concurrently runs f for 0..n-1, at most limit at a time.
