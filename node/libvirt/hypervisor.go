@@ -68,6 +68,15 @@ type Hypervisor interface {
 	FSThaw(ctx context.Context, name string) error
 	// Console opens the domain's serial console.
 	Console(ctx context.Context, name string) (io.ReadWriteCloser, error)
+	// Migrate moves the running domain live to another libvirt daemon
+	// and returns once the target runs it (the source's copy is gone) or
+	// the migration failed.
+	Migrate(ctx context.Context, name string, o MigrateOptions) error
+	// MigrationProgress reports the domain's running job, a migration.
+	MigrationProgress(ctx context.Context, name string) (JobProgress, error)
+	// AbortJob cancels the domain's running job; an aborted migration
+	// leaves the domain running where it was.
+	AbortJob(ctx context.Context, name string) error
 	// Screenshot captures the domain's primary display as PNG.
 	Screenshot(ctx context.Context, name string) ([]byte, error)
 	// Close releases the connection.

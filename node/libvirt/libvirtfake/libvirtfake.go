@@ -32,6 +32,16 @@ type Hypervisor struct {
 	// Screens holds what a domain's display shows; a domain without an
 	// entry shows a default frame.
 	Screens map[string]image.Image
+	// Peers are the daemons a domain can migrate to, by URI.
+	Peers map[string]*Hypervisor
+	// MigrateErr, when set, fails every migration.
+	MigrateErr error
+	// Progress is what MigrationProgress reports.
+	Progress libvirt.JobProgress
+	// Migrations and Aborted record the migrations done and the jobs
+	// aborted.
+	Migrations []libvirt.MigrateOptions
+	Aborted    []string
 }
 
 // New returns an empty fake hypervisor.
