@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/virtflow/virtflow/node/launcher"
 	"github.com/virtflow/virtflow/node/libvirt"
@@ -26,12 +27,14 @@ import (
 func TestATestGuestMovesLiveBetweenTwoSessionDaemons(t *testing.T) {
 	ctx := context.Background()
 	store := imageStore(t)
+	vmi := testGuestVMI("mig")
+	vmi.UID = uuid.NewUUID() // libvirt needs the domain's UUID
 	cfgs := make([]launcher.Config, 2)
 	daemons := make([]*launcher.Daemon, 2)
 	for i, side := range []string{"source", "target"} {
 		dir := filepath.Join(env.dir, "migration", side)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		cfgs[i] = launcher.Config{VMI: *testGuestVMI("mig"), Dir: dir, DomainType: domain.TCG, UID: 65534, GID: 65534,
+		cfgs[i] = launcher.Config{VMI: *vmi, Dir: dir, DomainType: domain.TCG, UID: 65534, GID: 65534,
 			CacheDir: filepath.Join(env.dir, "libvirt-cache"), ImageStore: store}
 		var err error
 		daemons[i], err = launcher.StartDaemon(ctx, cfgs[i])
