@@ -34,6 +34,8 @@ func TestATestGuestMovesLiveBetweenTwoSessionDaemons(t *testing.T) {
 	for i, side := range []string{"source", "target"} {
 		dir := filepath.Join(env.dir, "migration", side)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, chmodTree(env.dir))
+		require.NoError(t, os.Chown(dir, 65534, 65534)) // as a launcher hands its directory to its user
 		cfgs[i] = launcher.Config{VMI: *vmi, Dir: dir, DomainType: domain.TCG, UID: 65534, GID: 65534,
 			CacheDir: filepath.Join(env.dir, "libvirt-cache"), ImageStore: store}
 		var err error
