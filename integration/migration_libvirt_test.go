@@ -46,6 +46,10 @@ func TestATestGuestMovesLiveBetweenTwoSessionDaemons(t *testing.T) {
 	}
 	xml, err := launcher.DomainXML(ctx, cfgs[0])
 	require.NoError(t, err)
+	// The target's own disks: its overlay on the same container disk,
+	// which the writes the guest made are copied into.
+	targetXML, err := launcher.DomainXML(ctx, cfgs[1])
+	require.NoError(t, err)
 	src, err := libvirt.Connect(daemons[0].URI())
 	require.NoError(t, err)
 	defer src.Close()
@@ -68,8 +72,9 @@ func TestATestGuestMovesLiveBetweenTwoSessionDaemons(t *testing.T) {
 	require.NoError(t, os.MkdirAll(sockets, 0o755))
 	require.NoError(t, os.Chown(sockets, 65534, 65534))
 	start := time.Now()
-	require.NoError(t, src.Migrate(ctx, name, libvirt.MigrateOptions{DestURI: daemons[1].URI(),
-		MemoryURI: "unix://" + migrationproxy.SocketPath(sockets, "mig", migrationproxy.MemoryStream)}))
+	require.NoError(t, src.Migrate(ctx, name, libvirt.MigrateOptions{DestURI: daemons[1].URI(), DestXML: targetXML,
+		MemoryURI: "unix://" + migrationproxy.SocketPath(sockets, "mig", migrationproxy.MemoryStream),
+		Disks:     []string{"vda"}, DisksURI: "unix://" + migrationproxy.SocketPath(sockets, "mig", migrationproxy.BlockStream)}))
 	t.Logf("migrated in %s", time.Since(start))
 
 	got, err := dst.Lookup(ctx, name)

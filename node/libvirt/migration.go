@@ -20,6 +20,12 @@ type MigrateOptions struct {
 	// DestXML is the domain as the target starts it; the source's when
 	// empty.
 	DestXML string
+	// Disks are the targets (vda, ...) of the writable disks local to the
+	// node, copied to the target's own images over DisksURI (block
+	// migration: the target has the same backing images, so only what the
+	// guest wrote moves).
+	Disks    []string
+	DisksURI string
 	// BandwidthMiB caps the stream in MiB/s; unlimited when 0.
 	BandwidthMiB uint64
 	// AutoConverge throttles the guest's vCPUs when it dirties memory
@@ -39,6 +45,9 @@ func (o MigrateOptions) flags() golibvirt.DomainMigrateFlags {
 	if o.PostCopy {
 		f |= golibvirt.MIGRATE_POSTCOPY
 	}
+	if len(o.Disks) > 0 {
+		f |= golibvirt.MIGRATE_NON_SHARED_INC
+	}
 	return f
 }
 
@@ -46,6 +55,10 @@ func (o MigrateOptions) params() *golibvirt.DomainMigrateParameters {
 	p := &golibvirt.DomainMigrateParameters{URISet: o.MemoryURI != "", URI: o.MemoryURI}
 	if o.DestXML != "" {
 		p.DestXMLSet, p.DestXML = true, o.DestXML
+	}
+	if len(o.Disks) > 0 {
+		p.MigrateDisksSet, p.MigrateDisks = true, o.Disks
+		p.DisksURISet, p.DisksURI = o.DisksURI != "", o.DisksURI
 	}
 	if o.BandwidthMiB > 0 {
 		p.BandwidthSet, p.Bandwidth = true, o.BandwidthMiB
