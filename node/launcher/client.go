@@ -114,6 +114,21 @@ func (c *Client) Send(ctx context.Context, verb string, body []byte) error {
 	return nil
 }
 
+// Migrate starts the live migration of the launcher's domain.
+func (c *Client) Migrate(ctx context.Context, o libvirt.MigrateOptions) error {
+	body, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	return c.Send(ctx, "migrate", body)
+}
+
+// Migration reports the launcher's outgoing migration.
+func (c *Client) Migration(ctx context.Context) (MigrationStatus, error) {
+	var st MigrationStatus
+	return st, c.getJSON(ctx, "migration", &st)
+}
+
 // Streams a launcher serves.
 const (
 	ConsoleStream = "console"

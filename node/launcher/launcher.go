@@ -128,10 +128,11 @@ func connect(ctx context.Context, cfg Config) (libvirt.Hypervisor, func(), error
 }
 
 type launcher struct {
-	cfg    Config
-	hv     libvirt.Hypervisor
-	name   string
-	frozen freezer
+	cfg       Config
+	hv        libvirt.Hypervisor
+	name      string
+	frozen    freezer
+	migration migrator
 }
 
 func (l *launcher) status(ctx context.Context) Status {
@@ -156,6 +157,10 @@ func (l *launcher) watch(ctx context.Context) error {
 		case <-t.C:
 		}
 		if st := l.status(ctx); st.Exited {
+			// A domain that left by migrating runs on, on its target.
+			if l.migration.status().Phase == MigrationSucceeded {
+				st.Reason = "migrated"
+			}
 			return writeStatus(l.cfg.Dir, st)
 		}
 	}

@@ -1,0 +1,74 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/node/libvirt/libvirtfake"
+)
+
+func migratingLauncher(t *testing.T) (*launcher, *libvirtfake.Hypervisor, *Client) {
+	src, dst := libvirtfake.New(), libvirtfake.New()
+	src.Peers = map[string]*libvirtfake.Hypervisor{"qemu+unix:///session?socket=/target.sock": dst}
+	_, err := src.Create(context.Background(), `<domain type="qemu"><name>ns_vm</name></domain>`, false)
+	require.NoError(t, err)
+	l := &launcher{cfg: Config{Dir: t.TempDir()}, hv: src, name: "ns_vm"}
+	socket := filepath.Join(t.TempDir(), SocketFile)
+	srv, err := serve(socket, l)
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	return l, dst, NewClientAt(socket)
+}
+
+func waitMigration(t *testing.T, c *Client, phase string) MigrationStatus {
+	var st MigrationStatus
+	require.Eventually(t, func() bool {
+		var err error
+		st, err = c.Migration(context.Background())
+		return err == nil && st.Phase == phase
+	}, 5*time.Second, 10*time.Millisecond)
+	return st
+}
+
+// The domain moves once; the launcher then says it left by migrating, not
+// that its guest stopped.
+func TestTheLauncherMigratesItsDomainOnceAndSaysSo(t *testing.T) {
+	l, dst, c := migratingLauncher(t)
+	ctx := context.Background()
+	st, err := c.Migration(ctx)
+	require.NoError(t, err)
+	require.Empty(t, st.Phase)
+	require.ErrorContains(t, c.Send(ctx, "migrate", []byte(`{}`)), "with the target's URI")
+	require.ErrorContains(t, c.Command(ctx, "migrate-abort"), "no migration of this domain is running")
+
+	require.NoError(t, c.Migrate(ctx, libvirt.MigrateOptions{DestURI: "qemu+unix:///session?socket=/target.sock"}))
+	st = waitMigration(t, c, MigrationSucceeded)
+	require.False(t, st.Ended.Before(st.Started))
+	_, err = dst.Lookup(ctx, "ns_vm")
+	require.NoError(t, err, "the domain runs on the target")
+	require.ErrorContains(t, c.Migrate(ctx, libvirt.MigrateOptions{DestURI: "qemu+unix:///session?socket=/target.sock"}), "already migrated")
+
+	require.NoError(t, l.watch(ctx))
+	final, err := ReadStatus(l.cfg.Dir)
+	require.NoError(t, err)
+	require.True(t, final.Exited)
+	require.Equal(t, "migrated", final.Reason)
+}
+
+func TestAFailedMigrationIsReportedAndTheDomainStays(t *testing.T) {
+	l, _, c := migratingLauncher(t)
+	ctx := context.Background()
+	l.hv.(*libvirtfake.Hypervisor).MigrateErr = errors.New("Unsafe migration: Migration without shared storage is unsafe")
+	require.NoError(t, c.Migrate(ctx, libvirt.MigrateOptions{DestURI: "qemu+unix:///session?socket=/target.sock"}))
+	st := waitMigration(t, c, MigrationFailed)
+	require.Equal(t, "Unsafe migration: Migration without shared storage is unsafe", st.Message)
+	info, err := l.hv.Lookup(ctx, "ns_vm")
+	require.NoError(t, err)
+	require.Equal(t, libvirt.Running, info.State)
+}
