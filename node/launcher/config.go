@@ -46,6 +46,10 @@ type Config struct {
 	// Network is how virt-handler connected the VMI's interfaces in the
 	// pod's network namespace.
 	Network podnet.Plan `json:"network,omitzero"`
+	// MigrationTarget has the launcher receive its domain from a live
+	// migration: it prepares the disks and the network, starts libvirt
+	// and waits for the source's libvirt to bring the running domain.
+	MigrationTarget bool `json:"migrationTarget,omitempty"`
 }
 
 // PVCPath is where a claim's data lives on this node.
@@ -71,6 +75,13 @@ func (cfg Config) runtimeDir() string {
 		return launcherpod.SocketsDir
 	}
 	return RuntimeDirFor(cfg.Dir)
+}
+
+// LibvirtURI is where the launcher's libvirt daemon listens, the URI a
+// migration's source gives as its target (through the node agents'
+// proxy across nodes).
+func (cfg Config) LibvirtURI() string {
+	return "qemu+unix:///session?socket=" + filepath.Join(cfg.runtimeDir(), "run", "libvirt", "libvirt-sock")
 }
 
 // socket is the command socket this launcher serves.

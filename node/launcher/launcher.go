@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/virtflow/virtflow/node/libvirt"
@@ -71,16 +72,22 @@ func run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if _, err := hv.Create(ctx, xml, false); err != nil {
-		return err
-	}
-	logf("domain %s started", name)
 	l := &launcher{cfg: cfg, hv: hv, name: name}
+	l.incoming.Store(cfg.MigrationTarget)
+	if !cfg.MigrationTarget {
+		if _, err := hv.Create(ctx, xml, false); err != nil {
+			return err
+		}
+		logf("domain %s started", name)
+	}
 	srv, err := serve(cfg.socket(), l)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
+	if cfg.MigrationTarget && !l.awaitIncoming(ctx) {
+		return l.terminate()
+	}
 	err = l.watch(ctx)
 	logf("domain %s ended", name)
 	return err
@@ -133,10 +140,15 @@ type launcher struct {
 	name      string
 	frozen    freezer
 	migration migrator
+	// incoming is set while a migration target waits for its domain.
+	incoming atomic.Bool
 }
 
 func (l *launcher) status(ctx context.Context) Status {
 	info, err := l.hv.Lookup(ctx, l.name)
+	if l.incoming.Load() && (errors.Is(err, libvirt.ErrNotFound) || err == nil && info.State != libvirt.Running) {
+		return Status{Domain: l.name, State: libvirt.NoState, Reason: ReasonIncoming}
+	}
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return Status{Domain: l.name, State: libvirt.Shutoff, Exited: true}
 	}

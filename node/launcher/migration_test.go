@@ -72,3 +72,29 @@ func TestAFailedMigrationIsReportedAndTheDomainStays(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, libvirt.Running, info.State)
 }
+
+// A migration target reports the incoming migration, not an exited
+// domain, until the domain runs here; then it is an ordinary launcher.
+func TestAMigrationTargetWaitsForItsDomain(t *testing.T) {
+	hv := libvirtfake.New()
+	l := &launcher{cfg: Config{Dir: t.TempDir()}, hv: hv, name: "ns_vm"}
+	l.incoming.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := l.status(ctx)
+	require.False(t, st.Exited)
+	require.Equal(t, ReasonIncoming, st.Reason)
+	arrived := make(chan bool, 1)
+	go func() { arrived <- l.awaitIncoming(ctx) }()
+	_, err := hv.Create(ctx, `<domain type="qemu"><name>ns_vm</name></domain>`, true)
+	require.NoError(t, err)
+	require.Equal(t, ReasonIncoming, l.status(ctx).Reason, "paused for the incoming stream: not here yet")
+	require.NoError(t, hv.Resume(ctx, "ns_vm"))
+	require.True(t, <-arrived)
+	require.Equal(t, libvirt.Running, l.status(ctx).State)
+
+	other := &launcher{cfg: Config{Dir: t.TempDir()}, hv: libvirtfake.New(), name: "ns_other"}
+	other.incoming.Store(true)
+	cancel()
+	require.False(t, other.awaitIncoming(ctx), "a target deleted before its domain came")
+}
