@@ -71,6 +71,7 @@ func TestVMIRunsOnTheNodeAgentAndLeavesNothingBehind(t *testing.T) {
 	}, 30*time.Second, 200*time.Millisecond, "interfaces and LiveMigratable not reported: %+v", got.Status)
 	require.Equal(t, "default", got.Status.Interfaces[0].Name, "the webhook's default interface")
 	require.Regexp(t, `^02(:[0-9a-f]{2}){5}$`, got.Status.Interfaces[0].MAC)
+	require.Equal(t, kubevirtv1.BlockMigration, got.Status.MigrationMethod, "its container disk's overlay lives with the node")
 
 	require.NoError(t, n.c.Delete(ctx, got))
 	require.Eventually(t, func() bool {

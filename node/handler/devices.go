@@ -34,17 +34,13 @@ func (r *vmiReconciler) reportAgent(ctx context.Context, v *kubevirtv1.VirtualMa
 	v.Status.GuestOSInfo = gi.AgentInfo().OS
 }
 
-// reportDevices fills status.interfaces and the LiveMigratable condition
-// of a running VMI. The interface on the pod network reports the pod's
-// addresses, as upstream's: with masquerade they reach the guest through
-// NAT, with bridge and passt the guest holds them.
-//
-// Both follow from the spec and from claims whose access modes cannot
-// change, so they are computed once, not on every status poll.
+// reportDevices fills status.interfaces, the LiveMigratable condition and
+// the migration method of a running VMI, on every sync as upstream's
+// virt-handler (an annotation or a claim can change). The interface on
+// the pod network reports the pod's addresses, as upstream's: with
+// masquerade they reach the guest through NAT, with bridge and passt the
+// guest holds them.
 func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) {
-	if hasCondition(v, kubevirtv1.VirtualMachineInstanceIsMigratable) {
-		return
-	}
 	ifaces := make([]kubevirtv1.VirtualMachineInstanceNetworkInterface, 0, len(v.Spec.Domain.Devices.Interfaces))
 	podNet := ""
 	for _, n := range v.Spec.Networks {
@@ -74,15 +70,7 @@ func (r *vmiReconciler) reportDevices(ctx context.Context, v *kubevirtv1.Virtual
 		return pvc.Spec.AccessModes, nil
 	})
 	vmistatus.SetCondition(v, cond.Type, cond.Status, cond.Reason, cond.Message)
-}
-
-func hasCondition(v *kubevirtv1.VirtualMachineInstance, typ kubevirtv1.VirtualMachineInstanceConditionType) bool {
-	for _, c := range v.Status.Conditions {
-		if c.Type == typ {
-			return true
-		}
-	}
-	return false
+	v.Status.MigrationMethod = vmistatus.MigrationMethod(v)
 }
 
 // reportAccessCredentials says, in upstream's AccessCredentialsSynchronized
