@@ -9,13 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/virtflow/virtflow/node/libvirt"
+	"github.com/virtflow/virtflow/node/unixsocket"
 	"github.com/virtflow/virtflow/wire/rawstream"
 )
 
@@ -39,23 +37,10 @@ func NewClientAt(socket string) *Client {
 	}}
 }
 
-// maxSocketPath is what fits a unix socket address with its terminator.
-const maxSocketPath = 107
-
-// dialSocket connects to a unix socket; a path too long for a socket
-// address is reached through a descriptor of its directory, whose
-// /proc/self/fd name is short.
+// dialSocket connects to a launcher's socket, however deep under the
+// kubelet's pod volumes.
 func dialSocket(ctx context.Context, path string) (net.Conn, error) {
-	var d net.Dialer
-	if len(path) <= maxSocketPath {
-		return d.DialContext(ctx, "unix", path)
-	}
-	fd, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("opening socket directory %s: %w", filepath.Dir(path), err)
-	}
-	defer unix.Close(fd)
-	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/%s", fd, filepath.Base(path)))
+	return unixsocket.Dial(ctx, path)
 }
 
 // Status returns the domain's current status.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/virtflow/virtflow/node/unixsocket"
 )
 
 // A launcher pod's socket seen from the node is under the kubelet's pod
@@ -33,7 +35,7 @@ func TestTheClientReachesASocketBeyondTheAddressLimit(t *testing.T) {
 	}()
 
 	path := filepath.Join(deep, SocketFile)
-	require.Greater(t, len(path), maxSocketPath)
+	require.Greater(t, len(path), unixsocket.MaxPath)
 	conn, err := dialSocket(context.Background(), path)
 	require.NoError(t, err)
 	defer conn.Close()

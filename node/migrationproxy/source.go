@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/virtflow/virtflow/node/unixsocket"
 )
 
 // Owner is who must be able to connect to the source's sockets: the
@@ -51,7 +53,7 @@ func ListenSource(dir, vmiUID, targetHost string, ports map[string]int, conf *tl
 
 func (s *Source) listen(socket, target string, conf *tls.Config, owner Owner, onError func(error)) error {
 	_ = os.Remove(socket) // a stale one, from a migration that did not clean up
-	l, err := net.Listen("unix", socket)
+	l, err := unixsocket.Listen(socket)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", socket, err)
 	}

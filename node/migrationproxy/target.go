@@ -1,12 +1,15 @@
 package migrationproxy
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"sync"
+
+	"github.com/virtflow/virtflow/node/unixsocket"
 )
 
 // Target accepts the source node's connections for one migration.
@@ -36,7 +39,7 @@ func ListenTarget(host string, conf *tls.Config, sockets map[int]string, onError
 		}
 		t.listeners = append(t.listeners, l)
 		t.Ports[strconv.Itoa(l.Addr().(*net.TCPAddr).Port)] = stream
-		t.serve(l, func() (net.Conn, error) { return net.Dial("unix", socket) }, onError)
+		t.serve(l, func() (net.Conn, error) { return unixsocket.Dial(context.Background(), socket) }, onError)
 	}
 	return t, nil
 }
