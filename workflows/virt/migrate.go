@@ -1,0 +1,129 @@
+// Package virt orchestrates KubeVirt's long-running operations: a live
+// migration is a workflow that ends with exactly one running copy of the
+// VMI, deciding from what both nodes report, never from what it
+// remembers, before it removes anything.
+package virt
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/virtflow/virtflow/contracts/virt"
+)
+
+// MigrateVirtualMachineInstance moves the VMI live to another node:
+// plan, target pod scheduled by the scheduler, target prepared, copy,
+// hand-over. Whatever fails or is cancelled, the copies both nodes report
+// decide the end: a guest that reached the target stays there; otherwise
+// the source keeps it (resumed if the copy left it paused) and the target
+// goes.
+func MigrateVirtualMachineInstance(ctx workflow.Context, in virt.MigrateInput) (virt.MigrateResult, error) {
+	m := &migration{req: virt.NodeRequest{Migration: in.Migration, VMI: in.VMI}}
+	if err := m.phase(ctx, virt.PhasePending); err != nil {
+		return virt.MigrateResult{}, err
+	}
+	plan, err := virt.PlanMigration.Execute(workflow.WithActivityOptions(ctx, controlOptions()), in)
+	if err != nil {
+		// Nothing was started: the VMI stays where it is, untouched.
+		return m.end(ctx, virt.MigrateResult{Phase: virt.PhaseFailed, Reason: reasonOf(err)}, false)
+	}
+	m.req.Plan = plan
+	err = m.run(ctx)
+	if err == nil {
+		return m.end(ctx, virt.MigrateResult{Phase: virt.PhaseSucceeded, TargetNode: m.req.Target.Node}, true)
+	}
+	return m.settle(ctx, err)
+}
+
+// migration is one run's state: the request its steps share.
+type migration struct {
+	req virt.NodeRequest
+	// copying is set once the source was told to copy.
+	copying bool
+}
+
+// run takes the migration from scheduling to the target running.
+func (m *migration) run(ctx workflow.Context) error {
+	control := workflow.WithActivityOptions(ctx, controlOptions())
+	if err := m.phase(ctx, virt.PhaseScheduling); err != nil {
+		return err
+	}
+	pod, err := virt.CreateTargetPod.Execute(control, m.req)
+	if err != nil {
+		return err
+	}
+	m.req.Target.Pod = pod
+	node, err := virt.AwaitTargetPod.Execute(workflow.WithActivityOptions(ctx, awaitOptions()), m.req)
+	if err != nil {
+		return err
+	}
+	m.req.Target.Node = node
+	for _, p := range []string{virt.PhaseScheduled, virt.PhasePreparingTarget} {
+		if err := m.phase(ctx, p); err != nil {
+			return err
+		}
+	}
+	if m.req.Endpoint, err = virt.PrepareTarget.Execute(workflow.WithActivityOptions(ctx, nodeOptions(node, prepareTimeout)), m.req); err != nil {
+		return err
+	}
+	for _, p := range []string{virt.PhaseTargetReady, virt.PhaseRunning} {
+		if err := m.phase(ctx, p); err != nil {
+			return err
+		}
+	}
+	m.copying = true
+	if err := virt.MigrateDomain.Execute(workflow.WithActivityOptions(ctx, nodeOptions(m.req.Plan.Source.Node, copyTimeout)), m.req); err != nil {
+		return err
+	}
+	return m.handOverIfMoved(ctx)
+}
+
+// handOverIfMoved hands the VMI to the target once both nodes say the
+// guest runs there.
+func (m *migration) handOverIfMoved(ctx workflow.Context) error {
+	copies, err := virt.ReadCopies.Execute(workflow.WithActivityOptions(ctx, controlOptions()), m.req)
+	if err != nil {
+		return err
+	}
+	if copies.Target != virt.CopyRunning {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("the copy ended but the target does not run the guest (source %s, target %s)", copies.Source, copies.Target),
+			virt.ErrTypeMigrationFailed, nil)
+	}
+	return virt.HandOver.Execute(workflow.WithActivityOptions(ctx, controlOptions()), m.req)
+}
+
+// phase publishes the VMIM's phase in the workflow's memo.
+func (m *migration) phase(ctx workflow.Context, phase string) error {
+	if err := workflow.UpsertMemo(ctx, map[string]any{virt.ProgressMemoKey: virt.Progress{Phase: phase}}); err != nil {
+		return fmt.Errorf("publishing phase %s: %w", phase, err)
+	}
+	return nil
+}
+
+// end publishes the outcome; recorded says the VMI's status already holds
+// it (a hand-over writes it).
+func (m *migration) end(ctx workflow.Context, res virt.MigrateResult, recorded bool) (virt.MigrateResult, error) {
+	if !recorded {
+		if err := virt.RecordMigrationEnd.Execute(workflow.WithActivityOptions(ctx, controlOptions()), m.req, res); err != nil {
+			return res, err
+		}
+	}
+	return res, m.phase(ctx, res.Phase)
+}
+
+// reasonOf is a failure's message for the VMIM's status.
+func reasonOf(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return "the migration was cancelled"
+	}
+	return err.Error()
+}

@@ -1,0 +1,50 @@
+package virt
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/contracts/temporalauth"
+	"github.com/virtflow/virtflow/contracts/virt"
+)
+
+// Bounds of the steps.
+const (
+	// awaitTimeout covers upstream's longest pending-pod timeout (15
+	// minutes) with room for the activity's own retries.
+	awaitTimeout   = 20 * time.Minute
+	prepareTimeout = 5 * time.Minute
+	// copyTimeout is a ceiling only: the source's monitor applies the
+	// plan's completion and progress timeouts.
+	copyTimeout  = 24 * time.Hour
+	abortTimeout = 2 * time.Minute
+)
+
+var nonRetryable = []string{virt.ErrTypeMigrationRefused, virt.ErrTypeTargetNotScheduled, virt.ErrTypeMigrationFailed}
+
+func retry() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+		NonRetryableErrorTypes: nonRetryable}
+}
+
+// controlOptions run a control step on the control worker.
+func controlOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{TaskQueue: temporalauth.ControlTaskQueue, StartToCloseTimeout: 2 * time.Minute, RetryPolicy: retry()}
+}
+
+// awaitOptions wait for the target pod, heartbeating what the pod says.
+func awaitOptions() workflow.ActivityOptions {
+	o := controlOptions()
+	o.StartToCloseTimeout, o.HeartbeatTimeout = awaitTimeout, 30*time.Second
+	return o
+}
+
+// nodeOptions run a node step on that node's worker; the heartbeat
+// notices a killed node agent, whose retry resumes the step.
+func nodeOptions(node string, timeout time.Duration) workflow.ActivityOptions {
+	return workflow.ActivityOptions{TaskQueue: cdi.NodeTaskQueue(node), StartToCloseTimeout: timeout,
+		HeartbeatTimeout: 15 * time.Second, WaitForCancellation: true, RetryPolicy: retry()}
+}

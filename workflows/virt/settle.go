@@ -1,0 +1,49 @@
+package virt
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/virtflow/virtflow/contracts/virt"
+)
+
+// settle ends a migration that failed or was cancelled after planning. It
+// runs in a disconnected context, so a cancellation cannot stop it half
+// way: it aborts a copy still running, then reads what both nodes run and
+// keeps that copy.
+func (m *migration) settle(ctx workflow.Context, cause error) (virt.MigrateResult, error) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	control := workflow.WithActivityOptions(dctx, controlOptions())
+	if m.copying {
+		// An abort that finds nothing to abort is fine: the copy ended.
+		_ = virt.AbortMigration.Execute(workflow.WithActivityOptions(dctx, nodeOptions(m.req.Plan.Source.Node, abortTimeout)), m.req)
+	}
+	copies, err := virt.ReadCopies.Execute(control, m.req)
+	if err != nil {
+		return virt.MigrateResult{}, err
+	}
+	failed := virt.MigrateResult{Phase: virt.PhaseFailed, Reason: reasonOf(cause)}
+	switch {
+	case copies.Target == virt.CopyRunning && copies.Source != virt.CopyRunning:
+		// The guest already moved; it cannot be taken back.
+		if err := virt.HandOver.Execute(control, m.req); err != nil {
+			return virt.MigrateResult{}, err
+		}
+		return m.end(dctx, virt.MigrateResult{Phase: virt.PhaseSucceeded, TargetNode: m.req.Target.Node}, true)
+	case copies.Source == virt.CopyPaused && copies.Target != virt.CopyRunning:
+		// The copy stopped the source and the target never started.
+		if err := virt.ResumeSource.Execute(workflow.WithActivityOptions(dctx, nodeOptions(m.req.Plan.Source.Node, abortTimeout)), m.req); err != nil {
+			return virt.MigrateResult{}, err
+		}
+	case copies.Source == virt.CopyGone && copies.Target != virt.CopyRunning:
+		// No copy runs anywhere: keep the target pod for what it holds
+		// and say so, rather than remove the last trace of the guest.
+		failed.Reason += "; no copy of the guest runs on either node"
+		return m.end(dctx, failed, false)
+	}
+	if m.req.Target.Pod != "" {
+		if err := virt.RemoveTarget.Execute(control, m.req); err != nil {
+			return virt.MigrateResult{}, err
+		}
+	}
+	return m.end(dctx, failed, false)
+}
