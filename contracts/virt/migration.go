@@ -131,9 +131,6 @@ type Progress struct {
 // ProgressMemoKey is the memo entry holding Progress.
 const ProgressMemoKey = "progress"
 
-// ProgressSignal is the source node's report of the copy while it runs.
-var ProgressSignal = typed.Signal[Progress]{Name: "virt.migrationProgress"}
-
 // Error types a retry cannot fix.
 const (
 	// ErrTypeMigrationRefused: the VMI cannot migrate (not running, not
