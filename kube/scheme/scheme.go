@@ -12,6 +12,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	instancetypev1beta1 "kubevirt.io/api/instancetype/v1beta1"
+	migrationsv1alpha1 "kubevirt.io/api/migrations/v1alpha1"
 	poolv1alpha1 "kubevirt.io/api/pool/v1alpha1"
 	poolv1beta1 "kubevirt.io/api/pool/v1beta1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -31,7 +32,7 @@ func New() (*runtime.Scheme, error) {
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
 		kubevirtv1.AddToScheme, instancetypev1beta1.AddToScheme, cdiv1beta1.AddToScheme, sspv1beta3.AddToScheme,
 		templatev1.AddToScheme,
-		poolv1alpha1.AddToScheme, poolv1beta1.AddToScheme,
+		poolv1alpha1.AddToScheme, poolv1beta1.AddToScheme, migrationsv1alpha1.AddToScheme,
 		hcov1beta1.AddToScheme, nacv1.AddToScheme, hppv1beta1.AddToScheme, ipamclaimsv1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
