@@ -1,0 +1,111 @@
+package virt
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/contracts/virt"
+)
+
+// networkStatusAnnotation is what Multus wrote of the source pod's
+// interfaces; the target gets its own.
+const networkStatusAnnotation = "k8s.v1.cni.cncf.io/network-status"
+
+// CreateTargetPod creates the migration's target launcher pod: the
+// source pod's spec (the same VMI, so the same volumes, networks and
+// resources), unplaced, kept off every node running a launcher of the VMI
+// (upstream's required anti-affinity) and on nodes matching the
+// migration's addedNodeSelector. Its name comes from the migration's UID,
+// so a retried step finds the pod it created.
+func (a *Activities) CreateTargetPod(ctx context.Context, req virt.NodeRequest) (string, error) {
+	mig := &kubevirtv1.VirtualMachineInstanceMigration{}
+	if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.Migration.Namespace, Name: req.Migration.Name}, mig); err != nil {
+		return "", fmt.Errorf("reading migration %s: %w", req.Migration.Name, err)
+	}
+	src := &corev1.Pod{}
+	if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.VMI.Namespace, Name: req.Plan.Source.Pod}, src); err != nil {
+		return "", fmt.Errorf("reading the source pod %s: %w", req.Plan.Source.Pod, err)
+	}
+	pod := targetPod(src, req, mig.Spec.AddedNodeSelector)
+	err := a.Client.Create(ctx, pod)
+	if apierrors.IsAlreadyExists(err) {
+		found := &corev1.Pod{}
+		if err := a.Client.Get(ctx, client.ObjectKeyFromObject(pod), found); err != nil {
+			return "", fmt.Errorf("reading target pod %s: %w", pod.Name, err)
+		}
+		if found.Labels[kubevirtv1.MigrationJobLabel] != req.Migration.UID {
+			return "", fmt.Errorf("pod %s exists and is not this migration's target", pod.Name)
+		}
+		return pod.Name, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("creating target pod %s: %w", pod.Name, err)
+	}
+	return pod.Name, nil
+}
+
+// targetPod is the source pod made a target.
+func targetPod(src *corev1.Pod, req virt.NodeRequest, addedSelector map[string]string) *corev1.Pod {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: src.Namespace, Name: targetPodName(req.VMI.Name, req.Migration.UID),
+		Labels: map[string]string{}, Annotations: map[string]string{}, OwnerReferences: src.OwnerReferences}}
+	for k, v := range src.Labels {
+		pod.Labels[k] = v
+	}
+	for k, v := range src.Annotations {
+		pod.Annotations[k] = v
+	}
+	delete(pod.Annotations, networkStatusAnnotation)
+	pod.Labels[kubevirtv1.MigrationJobLabel] = req.Migration.UID
+	pod.Annotations[kubevirtv1.MigrationJobNameAnnotation] = req.Migration.Name
+	pod.Spec = *src.Spec.DeepCopy()
+	pod.Spec.NodeName = ""
+	if pod.Spec.NodeSelector == nil {
+		pod.Spec.NodeSelector = map[string]string{}
+	}
+	for k, v := range addedSelector {
+		pod.Spec.NodeSelector[k] = v
+	}
+	pod.Spec.Affinity = awayFrom(pod.Spec.Affinity, req.VMI.UID)
+	return pod
+}
+
+// awayFrom adds upstream's required anti-affinity: no node that runs a
+// launcher of the VMI (the source) may take the target.
+func awayFrom(a *corev1.Affinity, vmiUID string) *corev1.Affinity {
+	out := a.DeepCopy()
+	if out == nil {
+		out = &corev1.Affinity{}
+	}
+	if out.PodAntiAffinity == nil {
+		out.PodAntiAffinity = &corev1.PodAntiAffinity{}
+	}
+	out.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(out.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+		corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{kubevirtv1.CreatedByLabel: vmiUID}},
+			TopologyKey:   corev1.LabelHostname,
+		})
+	return out
+}
+
+// targetPodName looks like a generated launcher name; its suffix comes
+// from the migration's UID.
+func targetPodName(vmi, migrationUID string) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	base := "virt-launcher-" + vmi + "-"
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	sum := sha256.Sum256([]byte(migrationUID))
+	suffix := make([]byte, 5)
+	for i := range suffix {
+		suffix[i] = alphabet[int(sum[i])%len(alphabet)]
+	}
+	return base + string(suffix)
+}
