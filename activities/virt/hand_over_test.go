@@ -1,0 +1,57 @@
+package virt
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/contracts/virt"
+)
+
+func TestTheHandOverMovesTheVMIToItsTargetAndRemovesTheSource(t *testing.T) {
+	ctx := context.Background()
+	a, c := planWorld(t, runningVMI())
+	_, err := a.PlanMigration(ctx, planInput)
+	require.NoError(t, err)
+	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Plan: virt.MigrationPlan{Source: virt.Side{Node: "node-1", Pod: "virt-launcher-vm-aaaaa"}},
+		Target: virt.Side{Node: "node-2", Pod: "virt-launcher-vm-bbbbb"}, Endpoint: virt.TargetEndpoint{Address: "10.250.0.12", Ports: map[string]int{"40001": 0}}}
+	for i := 0; i < 2; i++ {
+		require.NoError(t, a.HandOver(ctx, req), "repeated, it changes nothing more")
+	}
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
+	require.Equal(t, "node-2", vmi.Status.NodeName)
+	require.Equal(t, "node-2", vmi.Labels[kubevirtv1.NodeNameLabel])
+	st := vmi.Status.MigrationState
+	require.True(t, st.Completed)
+	require.False(t, st.Failed)
+	require.Equal(t, "virt-launcher-vm-bbbbb", st.TargetPod)
+	require.Equal(t, map[string]int{"40001": 0}, st.TargetDirectMigrationNodePorts)
+	require.NotNil(t, st.EndTimestamp)
+	err = c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "virt-launcher-vm-aaaaa"}, &corev1.Pod{})
+	require.True(t, apierrors.IsNotFound(err), "the source pod goes")
+
+	require.NoError(t, a.RecordMigrationEnd(ctx, req, virt.MigrateResult{Phase: virt.PhaseFailed, Reason: "late"}))
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
+	require.False(t, vmi.Status.MigrationState.Failed, "a completed migration is not marked failed")
+}
+
+func TestAFailedMigrationIsRecordedOnItsVMI(t *testing.T) {
+	ctx := context.Background()
+	a, c := planWorld(t, runningVMI())
+	_, err := a.PlanMigration(ctx, planInput)
+	require.NoError(t, err)
+	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Target: virt.Side{Pod: "virt-launcher-vm-bbbbb"}}
+	require.NoError(t, a.RemoveTarget(ctx, req), "a target that is already gone is fine")
+	require.NoError(t, a.RecordMigrationEnd(ctx, req, virt.MigrateResult{Phase: virt.PhaseFailed, Reason: "Live migration failed"}))
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
+	require.True(t, vmi.Status.MigrationState.Failed)
+	require.Equal(t, "Live migration failed", vmi.Status.MigrationState.FailureReason)
+	require.Equal(t, "node-1", vmi.Status.NodeName, "the VMI stays where it is")
+}
