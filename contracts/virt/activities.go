@@ -10,7 +10,7 @@ const (
 	AwaitTargetPodName     = "virt.AwaitTargetPod"
 	PrepareTargetName      = "virt.PrepareMigrationTarget"
 	MigrateDomainName      = "virt.MigrateDomain"
-	ReadCopiesName         = "virt.ReadMigrationCopies"
+	ReadCopyName           = "virt.ReadMigrationCopy"
 	AbortMigrationName     = "virt.AbortMigration"
 	HandOverName           = "virt.HandOverToTarget"
 	RemoveTargetName       = "virt.RemoveMigrationTarget"
@@ -37,8 +37,10 @@ var (
 	// MigrateDomain (source node) runs the copy to its end, heartbeating
 	// its progress; it is idempotent: a copy that already moved succeeds.
 	MigrateDomain = typed.VoidActivity[NodeRequest]{Name: MigrateDomainName}
-	// ReadCopies asks both nodes what they run now.
-	ReadCopies = typed.Activity[NodeRequest, Copies]{Name: ReadCopiesName}
+	// ReadCopy (on the source node, then on the target node) says what
+	// that node runs of the VMI now. A node whose agent does not answer
+	// is waited for: nothing is decided without both answers.
+	ReadCopy = typed.Activity[NodeRequest, Copy]{Name: ReadCopyName}
 	// AbortMigration (source node) cancels a running copy.
 	AbortMigration = typed.VoidActivity[NodeRequest]{Name: AbortMigrationName}
 	// HandOver makes the target the VMI's node (status.nodeName,

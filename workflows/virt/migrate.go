@@ -84,7 +84,7 @@ func (m *migration) run(ctx workflow.Context) error {
 // handOverIfMoved hands the VMI to the target once both nodes say the
 // guest runs there.
 func (m *migration) handOverIfMoved(ctx workflow.Context) error {
-	copies, err := virt.ReadCopies.Execute(workflow.WithActivityOptions(ctx, controlOptions()), m.req)
+	copies, err := m.readCopies(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,11 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/typed"
 	"github.com/virtflow/virtflow/contracts/virt"
 )
@@ -39,7 +41,7 @@ func newEnv() *testsuite.TestWorkflowEnvironment {
 		virt.AwaitTargetPod.Bind(unmocked[virt.NodeRequest, string]),
 		virt.PrepareTarget.Bind(unmocked[virt.NodeRequest, virt.TargetEndpoint]),
 		virt.MigrateDomain.Bind(unmockedVoid[virt.NodeRequest]),
-		virt.ReadCopies.Bind(unmocked[virt.NodeRequest, virt.Copies]),
+		virt.ReadCopy.Bind(unmocked[virt.NodeRequest, virt.Copy]),
 		virt.AbortMigration.Bind(unmockedVoid[virt.NodeRequest]),
 		virt.HandOver.Bind(unmockedVoid[virt.NodeRequest]),
 		virt.RemoveTarget.Bind(unmockedVoid[virt.NodeRequest]),
@@ -59,6 +61,21 @@ func scriptUntilCopy(env *testsuite.TestWorkflowEnvironment) {
 	env.OnActivity(virt.PrepareTargetName, mock.Anything, mock.Anything).Return(testEnd, nil).Once()
 }
 
+// readCopies answers each node's ReadCopy with its side of copies; track,
+// when set, hears each read.
+func readCopies(env *testsuite.TestWorkflowEnvironment, copies virt.Copies, track func(mock.Arguments)) {
+	env.OnActivity(virt.ReadCopyName, mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
+		if track != nil {
+			track(args)
+		}
+	}).Return(func(ctx context.Context, _ virt.NodeRequest) (virt.Copy, error) {
+		if activity.GetInfo(ctx).TaskQueue == cdi.NodeTaskQueue(testPlan.Source.Node) {
+			return copies.Source, nil
+		}
+		return copies.Target, nil
+	}).Times(2)
+}
+
 func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) virt.MigrateResult {
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
@@ -74,7 +91,7 @@ func TestAMigrationHandsTheVMIToTheTargetOnceItRunsThere(t *testing.T) {
 	env.OnActivity(virt.MigrateDomainName, mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
 		copyReq = args.Get(1).(virt.NodeRequest)
 	}).Return(nil).Once()
-	env.OnActivity(virt.ReadCopiesName, mock.Anything, mock.Anything).Return(virt.Copies{Source: virt.CopyGone, Target: virt.CopyRunning}, nil).Once()
+	readCopies(env, virt.Copies{Source: virt.CopyGone, Target: virt.CopyRunning}, nil)
 	env.OnActivity(virt.HandOverName, mock.Anything, mock.Anything).Return(nil).Once()
 
 	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
@@ -110,7 +127,7 @@ func settles(t *testing.T, copies virt.Copies) (virt.MigrateResult, []string) {
 	env.OnActivity(virt.MigrateDomainName, mock.Anything, mock.Anything).Return(
 		temporal.NewNonRetryableApplicationError("Live migration failed", virt.ErrTypeMigrationFailed, nil)).Once()
 	env.OnActivity(virt.AbortMigrationName, mock.Anything, mock.Anything).Run(track("abort")).Return(nil).Maybe()
-	env.OnActivity(virt.ReadCopiesName, mock.Anything, mock.Anything).Run(track("read")).Return(copies, nil).Maybe()
+	readCopies(env, copies, track("read"))
 	for name, step := range map[string]string{virt.HandOverName: "hand-over", virt.RemoveTargetName: "remove-target", virt.ResumeSourceName: "resume-source"} {
 		env.OnActivity(name, mock.Anything, mock.Anything).Run(track(step)).Return(nil).Maybe()
 	}
@@ -123,19 +140,19 @@ func TestAFailedCopyKeepsTheCopyThatRuns(t *testing.T) {
 	res, steps := settles(t, virt.Copies{Source: virt.CopyRunning, Target: virt.CopyIncoming})
 	require.Equal(t, virt.PhaseFailed, res.Phase)
 	require.Equal(t, "Live migration failed", res.Reason)
-	require.Equal(t, []string{"abort", "read", "remove-target", "record"}, steps, "the source keeps the guest; the target goes")
+	require.Equal(t, []string{"abort", "read", "read", "remove-target", "record"}, steps, "the source keeps the guest; the target goes")
 
 	res, steps = settles(t, virt.Copies{Source: virt.CopyGone, Target: virt.CopyRunning})
 	require.Equal(t, virt.MigrateResult{Phase: virt.PhaseSucceeded, TargetNode: "node-2"}, res, "a guest that reached the target stays there")
-	require.Equal(t, []string{"abort", "read", "hand-over"}, steps)
+	require.Equal(t, []string{"abort", "read", "read", "hand-over"}, steps)
 
 	res, steps = settles(t, virt.Copies{Source: virt.CopyPaused, Target: virt.CopyIncoming})
 	require.Equal(t, virt.PhaseFailed, res.Phase)
-	require.Equal(t, []string{"abort", "read", "resume-source", "remove-target", "record"}, steps, "a source the copy paused runs again")
+	require.Equal(t, []string{"abort", "read", "read", "resume-source", "remove-target", "record"}, steps, "a source the copy paused runs again")
 
 	res, steps = settles(t, virt.Copies{Source: virt.CopyGone, Target: virt.CopyGone})
 	require.Contains(t, res.Reason, "no copy of the guest runs on either node")
-	require.Equal(t, []string{"abort", "read", "record"}, steps, "the last trace of the guest is not removed")
+	require.Equal(t, []string{"abort", "read", "read", "record"}, steps, "the last trace of the guest is not removed")
 }
 
 func TestACancelledMigrationAbortsTheCopyAndKeepsTheSource(t *testing.T) {
@@ -149,7 +166,7 @@ func TestACancelledMigrationAbortsTheCopyAndKeepsTheSource(t *testing.T) {
 		return ctx.Err()
 	}).Once()
 	env.OnActivity(virt.AbortMigrationName, mock.Anything, mock.Anything).Run(func(mock.Arguments) { steps = append(steps, "abort") }).Return(nil).Once()
-	env.OnActivity(virt.ReadCopiesName, mock.Anything, mock.Anything).Return(virt.Copies{Source: virt.CopyRunning, Target: virt.CopyIncoming}, nil).Once()
+	readCopies(env, virt.Copies{Source: virt.CopyRunning, Target: virt.CopyIncoming}, nil)
 	env.OnActivity(virt.RemoveTargetName, mock.Anything, mock.Anything).Run(func(mock.Arguments) { steps = append(steps, "remove-target") }).Return(nil).Once()
 	env.OnActivity(virt.RecordMigrationEndName, mock.Anything, mock.Anything, mock.Anything).Return(nil).Once()
 
@@ -159,5 +176,23 @@ func TestACancelledMigrationAbortsTheCopyAndKeepsTheSource(t *testing.T) {
 	require.Equal(t, virt.PhaseFailed, res.Phase)
 	require.Equal(t, "the migration was cancelled", res.Reason)
 	require.Equal(t, []string{"abort", "remove-target"}, steps)
+	env.AssertExpectations(t)
+}
+
+func TestATargetThatNeverScheduledLeavesOnlyTheSource(t *testing.T) {
+	env := newEnv()
+	env.OnActivity(virt.PlanMigrationName, mock.Anything, testInput).Return(testPlan, nil).Once()
+	env.OnActivity(virt.CreateTargetPodName, mock.Anything, mock.Anything).Return("virt-launcher-vm-bbbbb", nil).Once()
+	env.OnActivity(virt.AwaitTargetPodName, mock.Anything, mock.Anything).Return("",
+		temporal.NewNonRetryableApplicationError("unschedulable pod ns/virt-launcher-vm-bbbbb timeout period exceeded", virt.ErrTypeTargetNotScheduled, nil)).Once()
+	env.OnActivity(virt.ReadCopyName, mock.Anything, mock.Anything).Return(virt.CopyRunning, nil).Once()
+	env.OnActivity(virt.RemoveTargetName, mock.Anything, mock.Anything).Return(nil).Once()
+	env.OnActivity(virt.RecordMigrationEndName, mock.Anything, mock.Anything, mock.Anything).Return(nil).Once()
+
+	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
+
+	res := result(t, env)
+	require.Equal(t, virt.PhaseFailed, res.Phase)
+	require.Equal(t, "unschedulable pod ns/virt-launcher-vm-bbbbb timeout period exceeded", res.Reason)
 	env.AssertExpectations(t)
 }

@@ -48,3 +48,12 @@ func nodeOptions(node string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{TaskQueue: cdi.NodeTaskQueue(node), StartToCloseTimeout: timeout,
 		HeartbeatTimeout: 15 * time.Second, WaitForCancellation: true, RetryPolicy: retry()}
 }
+
+// readOptions ask a node what it runs, for as long as it takes its agent
+// to answer: the end of a migration waits for both nodes' word.
+func readOptions(node string) workflow.ActivityOptions {
+	o := nodeOptions(node, time.Minute)
+	o.ScheduleToCloseTimeout = 0
+	o.RetryPolicy.MaximumAttempts = 0
+	return o
+}

@@ -17,7 +17,7 @@ func (m *migration) settle(ctx workflow.Context, cause error) (virt.MigrateResul
 		// An abort that finds nothing to abort is fine: the copy ended.
 		_ = virt.AbortMigration.Execute(workflow.WithActivityOptions(dctx, nodeOptions(m.req.Plan.Source.Node, abortTimeout)), m.req)
 	}
-	copies, err := virt.ReadCopies.Execute(control, m.req)
+	copies, err := m.readCopies(dctx)
 	if err != nil {
 		return virt.MigrateResult{}, err
 	}
@@ -46,4 +46,20 @@ func (m *migration) settle(ctx workflow.Context, cause error) (virt.MigrateResul
 		}
 	}
 	return m.end(dctx, failed, false)
+}
+
+// readCopies asks each node what it runs. A target that never got a node
+// has nothing.
+func (m *migration) readCopies(ctx workflow.Context) (virt.Copies, error) {
+	source, err := virt.ReadCopy.Execute(workflow.WithActivityOptions(ctx, readOptions(m.req.Plan.Source.Node)), m.req)
+	if err != nil {
+		return virt.Copies{}, err
+	}
+	copies := virt.Copies{Source: source, Target: virt.CopyGone}
+	if m.req.Target.Node != "" {
+		if copies.Target, err = virt.ReadCopy.Execute(workflow.WithActivityOptions(ctx, readOptions(m.req.Target.Node)), m.req); err != nil {
+			return virt.Copies{}, err
+		}
+	}
+	return copies, nil
 }
