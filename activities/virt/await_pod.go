@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/virt"
 )
@@ -33,23 +32,23 @@ var awaitPoll = time.Second
 // so a retried step does not restart the clock) is deleted and the
 // migration fails with upstream's words.
 func (a *Activities) AwaitTargetPod(ctx context.Context, req virt.NodeRequest) (string, error) {
-	mig := &kubevirtv1.VirtualMachineInstanceMigration{}
-	if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.Migration.Namespace, Name: req.Migration.Name}, mig); err != nil {
-		return "", fmt.Errorf("reading migration %s: %w", req.Migration.Name, err)
+	mig, err := a.migration(ctx, req)
+	if err != nil {
+		return "", err
 	}
 	unschedulable := timeoutOf(mig, unschedulableTimeoutAnnotation, unschedulableTimeout)
 	pending := timeoutOf(mig, pendingTimeoutAnnotation, pendingTimeout)
 	for {
-		pod := &corev1.Pod{}
-		if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.VMI.Namespace, Name: req.Target.Pod}, pod); err != nil {
-			return "", fmt.Errorf("reading target pod %s: %w", req.Target.Pod, err)
+		pod, err := a.targetPodOf(ctx, req)
+		if err != nil {
+			return "", err
 		}
 		if pod.Status.Phase == corev1.PodRunning && pod.Spec.NodeName != "" {
 			return pod.Spec.NodeName, nil
 		}
 		if msg := overdue(pod, time.Since(pod.CreationTimestamp.Time), unschedulable, pending); msg != "" {
-			if err := a.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
-				return "", fmt.Errorf("deleting target pod %s: %w", pod.Name, err)
+			if err := a.deleteChecked(ctx, pod); err != nil {
+				return "", err
 			}
 			return "", temporal.NewNonRetryableApplicationError(msg, virt.ErrTypeTargetNotScheduled, nil)
 		}

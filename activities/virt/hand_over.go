@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,12 +12,25 @@ import (
 )
 
 // HandOver makes the target the VMI's node once the guest runs there:
-// status.nodeName and the node label move, migrationState says completed,
-// and the source pod, whose domain left, goes. Repeated, it changes
-// nothing more.
+// status.nodeName and the node label move to the node the target pod
+// runs on (read from the cluster, never taken from the input),
+// migrationState says completed, and the source pod, whose domain left,
+// goes. Repeated, it changes nothing more.
 func (a *Activities) HandOver(ctx context.Context, req virt.NodeRequest) error {
 	vmi, err := a.vmi(ctx, req.VMI)
 	if err != nil {
+		return err
+	}
+	target, err := a.targetPodOf(ctx, req)
+	if err != nil {
+		return err
+	}
+	if target.Spec.NodeName == "" || target.Spec.NodeName != req.Target.Node {
+		return refused(fmt.Sprintf("target pod %s runs on %q, not on %s", target.Name, target.Spec.NodeName, req.Target.Node))
+	}
+	// Checked before anything is written: a wrong source stops the step.
+	source, err := a.sourcePodOf(ctx, req)
+	if err != nil && !gone(err) {
 		return err
 	}
 	if st := vmi.Status.MigrationState; st == nil || string(st.MigrationUID) != req.Migration.UID {
@@ -45,13 +57,26 @@ func (a *Activities) HandOver(ctx context.Context, req virt.NodeRequest) error {
 			return fmt.Errorf("labelling VMI %s with its node: %w", vmi.Name, err)
 		}
 	}
-	return a.deletePod(ctx, req.VMI.Namespace, req.Plan.Source.Pod)
+	if source == nil {
+		return nil
+	}
+	return a.deleteChecked(ctx, source)
 }
 
 // RemoveTarget removes the target pod of a migration that did not move
 // the guest.
 func (a *Activities) RemoveTarget(ctx context.Context, req virt.NodeRequest) error {
-	return a.deletePod(ctx, req.VMI.Namespace, req.Target.Pod)
+	if req.Target.Pod == "" {
+		return nil
+	}
+	target, err := a.targetPodOf(ctx, req)
+	if gone(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return a.deleteChecked(ctx, target)
 }
 
 // RecordMigrationEnd writes the end of a migration that did not move the
@@ -70,18 +95,6 @@ func (a *Activities) RecordMigrationEnd(ctx context.Context, req virt.NodeReques
 	st.Failed, st.FailureReason, st.EndTimestamp = true, res.Reason, &now
 	if err := a.Client.Status().Patch(ctx, vmi, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("recording the end of the migration of %s: %w", vmi.Name, err)
-	}
-	return nil
-}
-
-func (a *Activities) deletePod(ctx context.Context, namespace, name string) error {
-	if name == "" {
-		return nil
-	}
-	pod := &corev1.Pod{}
-	pod.Namespace, pod.Name = namespace, name
-	if err := a.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting pod %s: %w", name, err)
 	}
 	return nil
 }

@@ -7,15 +7,23 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/virt"
 )
 
+// targetOn is the migration's target pod, running on node.
+func targetOn(node string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "virt-launcher-vm-bbbbb",
+		Labels: map[string]string{kubevirtv1.CreatedByLabel: "v-1", kubevirtv1.MigrationJobLabel: "m-1"}},
+		Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+}
+
 func TestTheHandOverMovesTheVMIToItsTargetAndRemovesTheSource(t *testing.T) {
 	ctx := context.Background()
-	a, c := planWorld(t, runningVMI())
+	a, c := planWorld(t, runningVMI(), targetOn("node-2"))
 	_, err := a.PlanMigration(ctx, planInput)
 	require.NoError(t, err)
 	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Plan: virt.MigrationPlan{Source: virt.Side{Node: "node-1", Pod: "virt-launcher-vm-aaaaa"}},
@@ -48,10 +56,32 @@ func TestAFailedMigrationIsRecordedOnItsVMI(t *testing.T) {
 	require.NoError(t, err)
 	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Target: virt.Side{Pod: "virt-launcher-vm-bbbbb"}}
 	require.NoError(t, a.RemoveTarget(ctx, req), "a target that is already gone is fine")
+	req.Target.Pod = "virt-launcher-vm-aaaaa"
+	require.ErrorContains(t, a.RemoveTarget(ctx, req), "is not the target of migration mig", "the source is never removed as a target")
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "virt-launcher-vm-aaaaa"}, &corev1.Pod{}))
 	require.NoError(t, a.RecordMigrationEnd(ctx, req, virt.MigrateResult{Phase: virt.PhaseFailed, Reason: "Live migration failed"}))
 	vmi := &kubevirtv1.VirtualMachineInstance{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
 	require.True(t, vmi.Status.MigrationState.Failed)
 	require.Equal(t, "Live migration failed", vmi.Status.MigrationState.FailureReason)
 	require.Equal(t, "node-1", vmi.Status.NodeName, "the VMI stays where it is")
+}
+
+// The hand-over takes the target's node from the cluster and acts only on
+// the VMI's own launchers.
+func TestTheHandOverChecksWhatItIsGiven(t *testing.T) {
+	ctx := context.Background()
+	stranger := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "someone-else", Labels: map[string]string{kubevirtv1.CreatedByLabel: "v-9"}}}
+	a, c := planWorld(t, runningVMI(), targetOn("node-2"), stranger)
+	_, err := a.PlanMigration(ctx, planInput)
+	require.NoError(t, err)
+	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Plan: virt.MigrationPlan{Source: virt.Side{Node: "node-1", Pod: "someone-else"}},
+		Target: virt.Side{Node: "node-3", Pod: "virt-launcher-vm-bbbbb"}}
+	require.ErrorContains(t, a.HandOver(ctx, req), `target pod virt-launcher-vm-bbbbb runs on "node-2", not on node-3`)
+	req.Target.Node = "node-2"
+	require.ErrorContains(t, a.HandOver(ctx, req), "pod someone-else is not a launcher of VMI vm")
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "someone-else"}, &corev1.Pod{}), "another VMI's pod stays")
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
+	require.Equal(t, "node-1", vmi.Status.NodeName, "nothing was written")
 }

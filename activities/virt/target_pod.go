@@ -25,16 +25,16 @@ const networkStatusAnnotation = "k8s.v1.cni.cncf.io/network-status"
 // migration's addedNodeSelector. Its name comes from the migration's UID,
 // so a retried step finds the pod it created.
 func (a *Activities) CreateTargetPod(ctx context.Context, req virt.NodeRequest) (string, error) {
-	mig := &kubevirtv1.VirtualMachineInstanceMigration{}
-	if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.Migration.Namespace, Name: req.Migration.Name}, mig); err != nil {
-		return "", fmt.Errorf("reading migration %s: %w", req.Migration.Name, err)
+	mig, err := a.migration(ctx, req)
+	if err != nil {
+		return "", err
 	}
-	src := &corev1.Pod{}
-	if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.VMI.Namespace, Name: req.Plan.Source.Pod}, src); err != nil {
-		return "", fmt.Errorf("reading the source pod %s: %w", req.Plan.Source.Pod, err)
+	src, err := a.sourcePodOf(ctx, req)
+	if err != nil {
+		return "", err
 	}
 	pod := targetPod(src, req, mig.Spec.AddedNodeSelector)
-	err := a.Client.Create(ctx, pod)
+	err = a.Client.Create(ctx, pod)
 	if apierrors.IsAlreadyExists(err) {
 		found := &corev1.Pod{}
 		if err := a.Client.Get(ctx, client.ObjectKeyFromObject(pod), found); err != nil {
