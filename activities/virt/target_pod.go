@@ -2,7 +2,6 @@ package virt
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/virt"
+	"github.com/virtflow/virtflow/kube/launchername"
 )
 
 // networkStatusAnnotation is what Multus wrote of the source pod's
@@ -94,18 +94,5 @@ func awayFrom(a *corev1.Affinity, vmiUID string) *corev1.Affinity {
 	return out
 }
 
-// targetPodName looks like a generated launcher name; its suffix comes
-// from the migration's UID.
-func targetPodName(vmi, migrationUID string) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	base := "virt-launcher-" + vmi + "-"
-	if len(base) > 58 {
-		base = base[:58]
-	}
-	sum := sha256.Sum256([]byte(migrationUID))
-	suffix := make([]byte, 5)
-	for i := range suffix {
-		suffix[i] = alphabet[int(sum[i])%len(alphabet)]
-	}
-	return base + string(suffix)
-}
+// targetPodName is a launcher name seeded by the migration's UID.
+func targetPodName(vmi, migrationUID string) string { return launchername.For(vmi, migrationUID) }

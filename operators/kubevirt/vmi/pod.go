@@ -1,7 +1,6 @@
 package vmi
 
 import (
-	"crypto/sha256"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
+	"github.com/virtflow/virtflow/kube/launchername"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -91,22 +91,11 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 	}, nil
 }
 
-// launcherPodName looks like a generated name, virt-launcher-<vmi>-xxxxx,
-// but its suffix comes from the VMI's UID: a reconcile that does not see
-// the pod it created a moment ago (its cache lags) gets AlreadyExists
-// instead of starting a second launcher for the same VMI.
+// launcherPodName is the VMI's launcher pod name, seeded by its UID: a
+// reconcile that does not see the pod it created a moment ago (its cache
+// lags) gets AlreadyExists instead of starting a second launcher.
 func launcherPodName(vmi *kubevirtv1.VirtualMachineInstance) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // as the apiserver's generated names
-	base := "virt-launcher-" + vmi.Name + "-"
-	if len(base) > 58 {
-		base = base[:58]
-	}
-	sum := sha256.Sum256([]byte(vmi.UID))
-	suffix := make([]byte, 5)
-	for i := range suffix {
-		suffix[i] = alphabet[int(sum[i])%len(alphabet)]
-	}
-	return base + string(suffix)
+	return launchername.For(vmi.Name, string(vmi.UID))
 }
 
 // podMemory is the guest memory plus the launcher's overhead.
