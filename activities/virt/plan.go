@@ -17,6 +17,7 @@ import (
 
 	"github.com/virtflow/virtflow/contracts/virt"
 	"github.com/virtflow/virtflow/kube/migrationpolicy"
+	"github.com/virtflow/virtflow/kube/vmistatus"
 )
 
 // Activities run a migration's control steps.
@@ -73,16 +74,11 @@ func (a *Activities) vmi(ctx context.Context, ref virt.Ref) (*kubevirtv1.Virtual
 
 // movable is the admission's check again, on the VMI as it is now.
 func movable(vmi *kubevirtv1.VirtualMachineInstance, migrationUID string) error {
-	if vmi.IsFinal() {
-		return refused("Cannot migrate VMI in finalized state.")
-	}
-	for _, c := range vmi.Status.Conditions {
-		if c.Type == kubevirtv1.VirtualMachineInstanceIsMigratable && c.Status == corev1.ConditionFalse {
-			return refused(fmt.Sprintf("Cannot migrate VMI, Reason: %s, Message: %s", c.Reason, c.Message))
-		}
+	if err := vmistatus.MigrationRefusal(vmi); err != nil {
+		return refused(err.Error())
 	}
 	if st := vmi.Status.MigrationState; st != nil && string(st.MigrationUID) != migrationUID && !st.Completed && !st.Failed {
-		return refused(fmt.Sprintf("in-flight migration detected. Active migration job (%s) is currently already in progress for VMI %s.", st.MigrationUID, vmi.Name))
+		return refused(vmistatus.InFlightMigration(string(st.MigrationUID), vmi.Name).Error())
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"reflect"
 
+	"github.com/virtflow/virtflow/kube/vmistatus"
 	admissionv1 "k8s.io/api/admission/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -56,13 +56,8 @@ func (v *MigrationCreateValidator) migratable(ctx context.Context, mig *kubevirt
 	if err != nil {
 		return fmt.Errorf("reading VMI %s/%s: %w", mig.Namespace, mig.Spec.VMIName, err)
 	}
-	if vmi.IsFinal() {
-		return fmt.Errorf("Cannot migrate VMI in finalized state.")
-	}
-	for _, c := range vmi.Status.Conditions {
-		if c.Type == kubevirtv1.VirtualMachineInstanceIsMigratable && c.Status == corev1.ConditionFalse {
-			return fmt.Errorf("Cannot migrate VMI, Reason: %s, Message: %s", c.Reason, c.Message)
-		}
+	if err := vmistatus.MigrationRefusal(vmi); err != nil {
+		return err
 	}
 	return v.noneInFlight(ctx, mig, vmi.Name)
 }
@@ -76,7 +71,7 @@ func (v *MigrationCreateValidator) noneInFlight(ctx context.Context, mig *kubevi
 	}
 	for _, other := range list.Items {
 		if other.UID != mig.UID && !other.IsFinal() {
-			return fmt.Errorf("in-flight migration detected. Active migration job (%s) is currently already in progress for VMI %s.", other.UID, vmi)
+			return vmistatus.InFlightMigration(string(other.UID), vmi)
 		}
 	}
 	return nil
