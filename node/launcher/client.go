@@ -32,7 +32,7 @@ func NewClientAt(socket string) *Client {
 	return &Client{socket: socket, http: &http.Client{
 		Timeout: 10 * time.Second,
 		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return dialSocket(ctx, socket)
+			return unixsocket.Dial(ctx, socket)
 		}},
 	}}
 }
@@ -123,7 +123,7 @@ const (
 // Stream opens the serial console or the VNC display as a raw
 // bidirectional stream.
 func (c *Client) Stream(ctx context.Context, kind string) (net.Conn, error) {
-	raw, err := dialSocket(ctx, c.socket)
+	raw, err := unixsocket.Dial(ctx, c.socket)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", kind, err)
 	}

@@ -36,7 +36,7 @@ func TestTheClientReachesASocketBeyondTheAddressLimit(t *testing.T) {
 
 	path := filepath.Join(deep, SocketFile)
 	require.Greater(t, len(path), unixsocket.MaxPath)
-	conn, err := dialSocket(context.Background(), path)
+	conn, err := unixsocket.Dial(context.Background(), path)
 	require.NoError(t, err)
 	defer conn.Close()
 	buf := make([]byte, 5)

@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -63,7 +62,7 @@ func waitForSocket(socket string, exited <-chan error) error {
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("exited before listening: %w", errors.Join(err, errors.New("see its log in the launcher's directory")))
+			return fmt.Errorf("exited before listening (its log is in the launcher's directory): %w", err)
 		case <-deadline:
 			return fmt.Errorf("no socket %s after %s", socket, passtStartTimeout)
 		case <-time.After(20 * time.Millisecond):
