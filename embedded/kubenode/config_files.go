@@ -83,7 +83,7 @@ func (n *Node) cniConfig() ([]byte, error) {
 // kubeletConfig is a KubeletConfiguration for this host: cgroupfs on
 // cgroup v1, swap tolerated, webhook authentication and authorization
 // against the API server, serving certificates from the cluster CA, and
-// eviction thresholds low enough for a disk the node shares.
+// no eviction for a disk the node shares with the host.
 func (n *Node) kubeletConfig() ([]byte, error) {
 	c := n.cfg.Credentials
 	conf := map[string]any{
@@ -113,9 +113,14 @@ func (n *Node) kubeletConfig() ([]byte, error) {
 		// Imported images cannot be pulled again: never collect them.
 		"imageGCHighThresholdPercent": 100,
 		"imageGCLowThresholdPercent":  99,
+		// No eviction on disk signals (as kind's nodes): every node's
+		// data shares the host's disk, whose free space says nothing of
+		// the node; on a host with a few GiB left the kubelet would
+		// evict the platform's own pods and taint every node, so that
+		// nothing could come back.
 		"evictionHard": map[string]string{
-			"memory.available": "100Mi", "nodefs.available": "1%",
-			"imagefs.available": "1%", "nodefs.inodesFree": "1%",
+			"memory.available": "100Mi", "nodefs.available": "0%",
+			"imagefs.available": "0%", "nodefs.inodesFree": "0%",
 		},
 		"clusterDomain": n.cfg.ClusterDomain,
 	}
