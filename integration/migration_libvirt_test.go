@@ -56,7 +56,7 @@ func TestATestGuestMovesLiveBetweenTwoLaunchers(t *testing.T) {
 	sockets := filepath.Join(env.dir, "migration", "proxy")
 	require.NoError(t, os.MkdirAll(sockets, 0o755))
 	require.NoError(t, os.Chown(sockets, 65534, 65534))
-	require.NoError(t, src.Migrate(ctx, libvirt.MigrateOptions{DestURI: cfgs[1].LibvirtURI(), DestXML: targetXML,
+	require.NoError(t, src.Migrate(ctx, "m-1", libvirt.MigrateOptions{DestURI: cfgs[1].LibvirtURI(), DestXML: targetXML,
 		MemoryURI: "unix://" + migrationproxy.SocketPath(sockets, string(vmi.UID), migrationproxy.MemoryStream),
 		Disks:     []string{"vda"}, DisksURI: "unix://" + migrationproxy.SocketPath(sockets, string(vmi.UID), migrationproxy.BlockStream)}))
 	start := time.Now()

@@ -2,6 +2,7 @@ package virt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/virt"
+	"github.com/virtflow/virtflow/kube/migrationpods"
 )
 
 // A step acts on pods its input names; each is read back from the cluster
@@ -31,34 +33,23 @@ func (a *Activities) migration(ctx context.Context, req virt.NodeRequest) (*kube
 // sourcePodOf reads the source pod the request names: a launcher of the
 // VMI that is not this migration's target.
 func (a *Activities) sourcePodOf(ctx context.Context, req virt.NodeRequest) (*corev1.Pod, error) {
-	pod, err := a.vmiPod(ctx, req, req.Plan.Source.Pod)
-	if err == nil && pod.Labels[kubevirtv1.MigrationJobLabel] == req.Migration.UID {
-		err = refused(fmt.Sprintf("pod %s is the target of migration %s, not its source", pod.Name, req.Migration.Name))
-	}
-	return pod, err
+	return refusedOnMismatch(migrationpods.Source(ctx, a.Client, req))
 }
 
 // targetPodOf reads the target pod the request names: a launcher of the
 // VMI made for this migration.
 func (a *Activities) targetPodOf(ctx context.Context, req virt.NodeRequest) (*corev1.Pod, error) {
-	pod, err := a.vmiPod(ctx, req, req.Target.Pod)
-	if err == nil && pod.Labels[kubevirtv1.MigrationJobLabel] != req.Migration.UID {
-		err = refused(fmt.Sprintf("pod %s is not the target of migration %s", pod.Name, req.Migration.Name))
-	}
-	return pod, err
+	return refusedOnMismatch(migrationpods.Target(ctx, a.Client, req))
 }
 
-// vmiPod reads a pod of the VMI's namespace, refusing one that is not a
-// launcher of that VMI.
-func (a *Activities) vmiPod(ctx context.Context, req virt.NodeRequest, name string) (*corev1.Pod, error) {
-	pod := &corev1.Pod{}
-	if err := a.Client.Get(ctx, client.ObjectKey{Namespace: req.VMI.Namespace, Name: name}, pod); err != nil {
-		return nil, fmt.Errorf("reading pod %s: %w", name, err)
+// refusedOnMismatch makes a pod that is not what the input says a refusal
+// no retry repeats.
+func refusedOnMismatch(pod *corev1.Pod, err error) (*corev1.Pod, error) {
+	var m *migrationpods.Mismatch
+	if errors.As(err, &m) {
+		return nil, refused(m.Error())
 	}
-	if pod.Labels[kubevirtv1.CreatedByLabel] != req.VMI.UID {
-		return nil, refused(fmt.Sprintf("pod %s is not a launcher of VMI %s", name, req.VMI.Name))
-	}
-	return pod, nil
+	return pod, err
 }
 
 // deleteChecked deletes the pod read, only if it is still that pod.

@@ -44,30 +44,56 @@ func (r *podReconciler) handOver(ctx context.Context, pod *corev1.Pod) (ctrl.Res
 		// The kubelet has not set the pod's volumes up yet.
 		return ctrl.Result{RequeueAfter: 300 * time.Millisecond}, nil
 	}
+	if pod.Labels[kubevirtv1.MigrationJobLabel] != "" {
+		// A migration's target gets the VMI from the migration, as an
+		// incoming domain: started here, it would be a second guest.
+		return ctrl.Result{}, nil
+	}
 	vmi := &kubevirtv1.VirtualMachineInstance{}
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Annotations[kubevirtv1.DomainAnnotation]}
 	if err := r.c.Get(ctx, key, vmi); err != nil {
 		return ctrl.Result{}, fmt.Errorf("reading VirtualMachineInstance %s: %w", key, err)
 	}
-	if err := dataVolumesReady(ctx, r.c, vmi); errors.Is(err, errVolumesNotReady) {
+	cfg, err := r.launchConfig(ctx, vmi, pod)
+	switch {
+	case errors.Is(err, errVolumesNotReady):
 		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
-	} else if err != nil {
+	case errors.Is(err, errSandboxNotReady):
+		return ctrl.Result{RequeueAfter: 300 * time.Millisecond}, nil
+	case errors.As(err, new(networkError)):
+		return ctrl.Result{}, r.failLaunch(ctx, l, vmi, err)
+	case err != nil:
 		return ctrl.Result{}, err
 	}
+	return ctrl.Result{}, launcher.WriteConfigAt(l.dir, cfg)
+}
+
+// networkError is a pod network the agent could not prepare: no retry
+// changes the VMI's interfaces. It reads as its cause.
+type networkError struct{ error }
+
+func (e networkError) Unwrap() error { return e.error }
+
+// launchConfig readies the node for the VMI's launcher in pod (its claims'
+// disks handed to the launcher's user, the pod's network prepared) and
+// returns the launcher's configuration.
+func (r *podReconciler) launchConfig(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) (launcher.Config, error) {
+	if err := dataVolumesReady(ctx, r.c, vmi); err != nil {
+		return launcher.Config{}, err
+	}
 	if err := r.handClaimsTo(ctx, vmi); err != nil {
-		return ctrl.Result{}, err
+		return launcher.Config{}, err
 	}
 	plan, err := r.connectNetwork(ctx, vmi, pod)
 	if errors.Is(err, errSandboxNotReady) {
-		return ctrl.Result{RequeueAfter: 300 * time.Millisecond}, nil
+		return launcher.Config{}, err
 	} else if err != nil {
-		return ctrl.Result{}, r.failLaunch(ctx, l, vmi, err)
+		return launcher.Config{}, networkError{err}
 	}
-	cfg := launcher.Config{
+	return launcher.Config{
 		VMI: *vmi, Dir: launcherpod.PrivateDir, DomainType: r.cfg.DomainType, UID: r.cfg.UID, GID: r.cfg.GID,
 		CacheDir: launcherpod.CacheDir, PVCPaths: podClaimPaths(vmi, pod), Pod: true, Network: plan,
-	}
-	return ctrl.Result{}, launcher.WriteConfigAt(l.dir, cfg)
+	}, nil
 }
 
 // handClaimsTo gives the launcher's user the disk images of the VMI's

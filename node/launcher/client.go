@@ -99,9 +99,10 @@ func (c *Client) Send(ctx context.Context, verb string, body []byte) error {
 	return nil
 }
 
-// Migrate starts the live migration of the launcher's domain.
-func (c *Client) Migrate(ctx context.Context, o libvirt.MigrateOptions) error {
-	body, err := json.Marshal(o)
+// Migrate starts the live migration of the launcher's domain, named id
+// (its VMIM's UID) in the status.
+func (c *Client) Migrate(ctx context.Context, id string, o libvirt.MigrateOptions) error {
+	body, err := json.Marshal(MigrateRequest{ID: id, MigrateOptions: o})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ const (
 // MigrationStatus is the launcher's outgoing migration, as GET
 // /v1/migration answers it.
 type MigrationStatus struct {
+	// ID names the migration (its VMIM's UID) the status is of.
+	ID string `json:"id,omitempty"`
 	// Phase is empty before a migration was asked for.
 	Phase   string    `json:"phase,omitempty"`
 	Message string    `json:"message,omitempty"`
@@ -43,8 +45,14 @@ func (m *migrator) status() MigrationStatus {
 	return m.st
 }
 
+// MigrateRequest asks for one migration, named by ID.
+type MigrateRequest struct {
+	ID string `json:"id"`
+	libvirt.MigrateOptions
+}
+
 // start begins the migration unless one runs or succeeded.
-func (m *migrator) start(hv libvirt.Hypervisor, name string, o libvirt.MigrateOptions) (bool, string) {
+func (m *migrator) start(hv libvirt.Hypervisor, name string, req MigrateRequest) (bool, string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch m.st.Phase {
@@ -53,7 +61,8 @@ func (m *migrator) start(hv libvirt.Hypervisor, name string, o libvirt.MigrateOp
 	case MigrationSucceeded:
 		return false, "this domain has already migrated"
 	}
-	m.st = MigrationStatus{Phase: MigrationRunning, Started: time.Now().UTC()}
+	m.st = MigrationStatus{ID: req.ID, Phase: MigrationRunning, Started: time.Now().UTC()}
+	o := req.MigrateOptions
 	go func() {
 		err := hv.Migrate(context.Background(), name, o)
 		m.mu.Lock()
@@ -68,12 +77,12 @@ func (m *migrator) start(hv libvirt.Hypervisor, name string, o libvirt.MigrateOp
 }
 
 func (l *launcher) migrate(w http.ResponseWriter, r *http.Request) {
-	var o libvirt.MigrateOptions
-	if err := json.NewDecoder(r.Body).Decode(&o); err != nil || o.DestURI == "" {
-		http.Error(w, "a migration needs its options, with the target's URI", http.StatusBadRequest)
+	var req MigrateRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.DestURI == "" || req.ID == "" {
+		http.Error(w, "a migration needs its ID and options, with the target's URI", http.StatusBadRequest)
 		return
 	}
-	if ok, why := l.migration.start(l.hv, l.name, o); !ok {
+	if ok, why := l.migration.start(l.hv, l.name, req); !ok {
 		http.Error(w, why, http.StatusConflict)
 		return
 	}

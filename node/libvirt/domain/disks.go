@@ -44,12 +44,7 @@ func diskOf(d kubevirtv1.Disk, src Source, next map[string]int) (libvirtxml.Doma
 	if src.CDROM {
 		readOnly = true
 	}
-	prefix := map[kubevirtv1.DiskBus]string{kubevirtv1.DiskBusVirtio: "vd"}[bus]
-	if prefix == "" {
-		prefix = "sd"
-	}
-	dev := prefix + letters(next[prefix])
-	next[prefix]++
+	dev := nextTarget(bus, next)
 	format := src.Format
 	if format == "" {
 		format = "raw"
@@ -116,6 +111,18 @@ func cacheOf(d kubevirtv1.Disk) string {
 		return string(d.Cache)
 	}
 	return "none"
+}
+
+// nextTarget names the next disk on bus, counting in next the disks
+// named so far by prefix: vda, vdb for virtio, sda, sdb for the others.
+func nextTarget(bus kubevirtv1.DiskBus, next map[string]int) string {
+	prefix := map[kubevirtv1.DiskBus]string{kubevirtv1.DiskBusVirtio: "vd"}[bus]
+	if prefix == "" {
+		prefix = "sd"
+	}
+	dev := prefix + letters(next[prefix])
+	next[prefix]++
+	return dev
 }
 
 // letters names the n-th device the way Linux does: a..z, aa..az, ...
