@@ -1,7 +1,7 @@
 // Package virthandler is the virt-handler command, one per node from its
 // DaemonSet: it hands the node's launcher pods their VMIs, reports their
 // state, serves consoles to virt-api, and runs the node's Temporal worker
-// for node-local disk work.
+// for node-local disk work and the node steps of live migrations.
 package virthandler
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/virtflow/virtflow/kube/mtls"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/contracts/virt"
 	"github.com/virtflow/virtflow/kube/uploadtoken"
 	"github.com/virtflow/virtflow/kube/workloads"
 	"github.com/virtflow/virtflow/node/handler"
@@ -30,6 +31,7 @@ type flags struct {
 	apiTLSDir                        string
 	hostRoot, uploadKeyDir           string
 	uploadTLSDir                     string
+	migrationClientTLSDir            string
 	temporal                         *manager.Temporal
 }
 
@@ -46,6 +48,8 @@ func Main(ctx context.Context, args []string) error {
 		"directory of cdi-apiserver's upload token verification key "+uploadtoken.PublicKeyFile+"; the node takes no upload without it")
 	fs.StringVar(&f.uploadTLSDir, "upload-tls-dir", uploadtoken.ServerCertDir,
 		"tls.crt, tls.key and ca-bundle.crt of the node's upload servers, which take only clients of that CA (cdi-uploadproxy)")
+	fs.StringVar(&f.migrationClientTLSDir, "migration-client-tls-dir", "",
+		"tls.crt, tls.key and ca-bundle.crt of the agents' client certificate: a migration's source joins the target's ports with it; without it this node migrates nothing away")
 	f.temporal = manager.TemporalFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -86,6 +90,11 @@ func run(ctx context.Context, f flags, node string) error {
 	uploadKey := func() (ed25519.PublicKey, error) { return uploadtoken.LoadPublicKey(f.uploadKeyDir) }
 	w := worker.NewNode(tc, node, cfg.NodeIP, cfg.UID, direct, worker.WithHostRoot(f.hostRoot), worker.WithUploadKey(uploadKey),
 		worker.WithUploadTLS(tlsFiles(f.uploadTLSDir)))
+	certs := handler.MigrationTLS{Server: cfg.APITLS}
+	if f.migrationClientTLSDir != "" {
+		certs.Client = tlsFiles(f.migrationClientTLSDir)
+	}
+	virt.RegisterNodeActivities(w, handler.NewMigrations(direct, cfg, certs))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting node worker of %s: %w", node, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
+	"github.com/virtflow/virtflow/contracts/virt"
 )
 
 // Grant is what one identity may do in Namespace; a call it does not
@@ -23,10 +24,11 @@ type Grant struct {
 	// answer workflow and query tasks: it runs workflow code. Without
 	// it, a worker polls activity tasks only.
 	WorkflowTasks bool
-	// ActivityTypePrefix, when set, limits the activity tasks it may
-	// answer and heartbeat to those of activity types with this prefix,
-	// as the task's token names them; empty allows every activity task.
-	ActivityTypePrefix string
+	// ActivityTypePrefixes, when set, limit the activity tasks it may
+	// answer and heartbeat to those of activity types with one of these
+	// prefixes (a whole name is its own prefix), as the task's token
+	// names them; none allows every activity task.
+	ActivityTypePrefixes []string
 	// Signal names the workflow IDs (prefixes) it may signal; "" is all.
 	Signal []string
 	// Cancel names the workflow IDs (prefixes) it may ask to cancel.
@@ -59,9 +61,12 @@ var policy = map[string]Grant{
 	// it answers. No activity starts a workflow.
 	ControlWorker: {Read: true, Poll: []string{ControlTaskQueue}, WorkflowTasks: true, Signal: []string{""}},
 	// Its disk activities report progress to their CDI workflow; it runs
-	// no workflow code (worker.NewNode starts no workflow poller).
+	// no workflow code (worker.NewNode starts no workflow poller). It
+	// also answers a migration's node steps, never its control steps.
 	NodeWorker: {
-		Read: true, Poll: []string{cdi.NodeTaskQueuePrefix + "*"}, ActivityTypePrefix: DiskActivityPrefix,
+		Read: true, Poll: []string{cdi.NodeTaskQueuePrefix + "*"},
+		ActivityTypePrefixes: []string{DiskActivityPrefix, virt.PrepareTargetName, virt.MigrateDomainName, virt.ReadCopyName,
+			virt.AbortMigrationName, virt.ResumeSourceName},
 		Signal: []string{"cdi-"},
 	},
 	HCOOperator: {Read: true, Owns: &Ownership{WorkflowTypePrefix: "hco.", WorkflowIDPrefix: "hco-", TaskQueue: ControlTaskQueue}},
@@ -78,6 +83,20 @@ var policy = map[string]Grant{
 // DiskActivityPrefix begins the type of every disk activity, the only
 // activities on a node's task queue.
 const DiskActivityPrefix = "storage."
+
+// AnswersActivity reports whether the grant covers answering an activity
+// task of type typ.
+func (g Grant) AnswersActivity(typ string) bool {
+	if len(g.ActivityTypePrefixes) == 0 {
+		return true
+	}
+	for _, p := range g.ActivityTypePrefixes {
+		if strings.HasPrefix(typ, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // GrantOf is identity's grant; false for an identity virtflow does not
 // know, which may do nothing.

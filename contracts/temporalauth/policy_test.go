@@ -1,7 +1,6 @@
 package temporalauth
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,12 +8,18 @@ import (
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/virt"
 )
 
 func TestTheNamesMatchTheContractsTheWorkersAndOperatorsUse(t *testing.T) {
 	require.Equal(t, ssp.TaskQueue, ControlTaskQueue)
-	for _, name := range []string{cdi.ImportDiskName, cdi.CleanupDiskName, cdi.ReceiveUploadName, cdi.CloneDiskName} {
-		require.Truef(t, strings.HasPrefix(name, mustGrant(t, NodeWorker).ActivityTypePrefix), "%s is a disk activity", name)
+	node := mustGrant(t, NodeWorker)
+	for _, name := range []string{cdi.ImportDiskName, cdi.CleanupDiskName, cdi.ReceiveUploadName, cdi.CloneDiskName,
+		virt.PrepareTargetName, virt.MigrateDomainName, virt.ReadCopyName, virt.AbortMigrationName, virt.ResumeSourceName} {
+		require.Truef(t, node.AnswersActivity(name), "%s is a node activity", name)
+	}
+	for _, name := range []string{virt.PlanMigrationName, virt.CreateTargetPodName, virt.HandOverName, virt.RemoveTargetName, "ssp.RunTask"} {
+		require.Falsef(t, node.AnswersActivity(name), "%s is the control worker's", name)
 	}
 	require.True(t, mustGrant(t, NodeWorker).Polls(cdi.NodeTaskQueue("node-1")))
 	require.True(t, mustGrant(t, NodeWorker).Signals(cdi.ImportWorkflowID("u")))

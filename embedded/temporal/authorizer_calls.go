@@ -1,8 +1,6 @@
 package temporal
 
 import (
-	"strings"
-
 	enumspb "go.temporal.io/api/enums/v1"
 	schedulepb "go.temporal.io/api/schedule/v1"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
@@ -31,7 +29,7 @@ func workerCall(g temporalauth.Grant, method string, req any) (ok, handled bool)
 	case "RecordActivityTaskHeartbeatById", "RespondActivityTaskCompletedById", "RespondActivityTaskFailedById", "RespondActivityTaskCanceledById":
 		// These name the activity by workflow and activity ID, not by a
 		// token of its type: only a worker allowed every activity.
-		return worker && g.ActivityTypePrefix == "", true
+		return worker && len(g.ActivityTypePrefixes) == 0, true
 	case "ShutdownWorker":
 		r, _ := req.(*workflowservice.ShutdownWorkerRequest)
 		return worker && r != nil && (r.GetTaskQueue() == "" || g.Polls(r.GetTaskQueue())), true
@@ -55,7 +53,7 @@ func pollAllowed(g temporalauth.Grant, q *taskqueuepb.TaskQueue) bool {
 // activityTokenAllowed reports whether the activity task the request's
 // token names is of a type g may answer.
 func activityTokenAllowed(g temporalauth.Grant, req any) bool {
-	if g.ActivityTypePrefix == "" {
+	if len(g.ActivityTypePrefixes) == 0 {
 		return true
 	}
 	r, ok := req.(interface{ GetTaskToken() []byte })
@@ -66,7 +64,7 @@ func activityTokenAllowed(g temporalauth.Grant, req any) bool {
 	if err != nil {
 		return false
 	}
-	return strings.HasPrefix(token.GetActivityType(), g.ActivityTypePrefix)
+	return g.AnswersActivity(token.GetActivityType())
 }
 
 // ownerCall decides an operator's calls on its own workflows and

@@ -21,7 +21,9 @@ type Files struct {
 // Server requires a client certificate chaining to the CA bundle.
 func (f Files) Server() *tls.Config {
 	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
+		// Said here too, for whoever checks the configuration it is given;
+		// the per-handshake one below is what applies.
+		MinVersion: tls.VersionTLS12, ClientAuth: tls.RequireAndVerifyClientCert,
 		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
 			pair, pool, err := f.load()
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,16 +62,19 @@ func (p *pki) client(t *testing.T) *tls.Config {
 
 // shoutServer answers each connection with what it read, upper-cased, once
 // the peer finished writing: it stands for the target's libvirt or QEMU.
-func shoutServer(t *testing.T, path string) {
+// It returns how many connections it took.
+func shoutServer(t *testing.T, path string) *atomic.Int32 {
 	l, err := net.Listen("unix", path)
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
+	var taken atomic.Int32
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
+			taken.Add(1)
 			go func() {
 				defer c.Close()
 				in, _ := io.ReadAll(c)
@@ -78,6 +82,7 @@ func shoutServer(t *testing.T, path string) {
 			}()
 		}
 	}()
+	return &taken
 }
 
 // errs collects what the proxies report.
@@ -150,7 +155,7 @@ func keys(m map[string]int) []string {
 func TestTheTargetTakesNoConnectionWithoutAClientCertificateOfItsCA(t *testing.T) {
 	p := newPKI(t)
 	socket := filepath.Join(t.TempDir(), "memory.sock")
-	shoutServer(t, socket)
+	taken := shoutServer(t, socket)
 	var reported errs
 	target, err := ListenTarget("127.0.0.1", p.server(t), map[int]string{MemoryStream: socket}, reported.add)
 	require.NoError(t, err)
@@ -171,6 +176,8 @@ func TestTheTargetTakesNoConnectionWithoutAClientCertificateOfItsCA(t *testing.T
 		}
 		require.Error(t, err, name)
 	}
+	require.Eventually(t, func() bool { return len(reported.list()) == 2 }, 5*time.Second, 10*time.Millisecond)
+	require.Zero(t, taken.Load(), "the pod's socket is never dialled for a peer that did not prove who it is")
 
 	_, err = ListenTarget("127.0.0.1", &tls.Config{Certificates: []tls.Certificate{p.leaf(t, "migration")}}, map[int]string{MemoryStream: socket}, reported.add)
 	require.ErrorContains(t, err, "must require and verify client certificates")

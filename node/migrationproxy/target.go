@@ -72,6 +72,18 @@ func accept(l net.Listener, dial func() (net.Conn, error), onError func(error)) 
 			return
 		}
 		go func() {
+			// Nothing is dialled for a peer that has not proved who it is:
+			// TLS would otherwise hand-shake lazily, on the first read.
+			if tc, ok := in.(*tls.Conn); ok {
+				ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+				err := tc.HandshakeContext(ctx)
+				cancel()
+				if err != nil {
+					_ = in.Close()
+					onError(fmt.Errorf("migration stream from %s: %w", in.RemoteAddr(), err))
+					return
+				}
+			}
 			out, err := dial()
 			if err != nil {
 				_ = in.Close()

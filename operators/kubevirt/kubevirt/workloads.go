@@ -79,7 +79,7 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 	l := labels("virt-handler")
 	args := []string{"--kubelet-root=" + in.KubeletRoot, "--node-dir=" + in.NodeDir, "--temporal-address=" + in.TemporalAddress,
 		"--node-api-tls-dir=" + HandlerServerCertDir, "--host-root=" + in.HostRoot, "--upload-key-dir=" + uploadtoken.KeyDir,
-		"--upload-tls-dir=" + uploadtoken.ServerCertDir}
+		"--upload-tls-dir=" + uploadtoken.ServerCertDir, "--migration-client-tls-dir=" + HandlerClientCertDir}
 	c := workloads.Container(in.Image, "virt-handler", "virt-handler", args)
 	c.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To(int64(0))}
 	if in.DomainType != "" {
@@ -99,9 +99,12 @@ func (in Install) handler(ns string) *appsv1.DaemonSet {
 	// Imports keep their scratch files in /tmp; on a volume of the pod
 	// they survive a restart of the container and do not grow its layer.
 	vols = append(vols, corev1.Volume{Name: HandlerScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		handlerTLSVolume(HandlerServerCerts), uploadKeyVolume(), uploadServerVolume())
+		handlerTLSVolume(HandlerServerCerts), handlerTLSVolume(HandlerClientCerts), uploadKeyVolume(), uploadServerVolume())
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: HandlerScratchVolume, MountPath: "/tmp"},
 		corev1.VolumeMount{Name: HandlerServerCerts, MountPath: HandlerServerCertDir, ReadOnly: true},
+		// The source of a migration joins the target's ports as a client of
+		// the agents' CA, as upstream's virt-handler mounts it.
+		corev1.VolumeMount{Name: HandlerClientCerts, MountPath: HandlerClientCertDir, ReadOnly: true},
 		corev1.VolumeMount{Name: uploadKeyVolumeName, MountPath: uploadtoken.KeyDir, ReadOnly: true},
 		corev1.VolumeMount{Name: uploadtoken.ServerCertsSecret, MountPath: uploadtoken.ServerCertDir, ReadOnly: true})
 	return &appsv1.DaemonSet{

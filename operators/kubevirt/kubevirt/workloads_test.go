@@ -42,7 +42,8 @@ func TestVirtHandlerIsAPrivilegedDaemonSetSeeingTheNodePathsWhereTheyAre(t *test
 	require.True(t, *c.SecurityContext.Privileged)
 	require.Equal(t, []string{"/usr/bin/virtflow", "virt-handler", "--kubelet-root=/data/node/kubelet",
 		"--node-dir=/data/nodes", "--temporal-address=10.244.0.1:7233", "--node-api-tls-dir=" + HandlerServerCertDir,
-		"--host-root=/data/host", "--upload-key-dir=/var/run/cdi/token/keys", "--upload-tls-dir=/var/run/cdi/uploadserver/server"}, c.Command)
+		"--host-root=/data/host", "--upload-key-dir=/var/run/cdi/token/keys", "--upload-tls-dir=/var/run/cdi/uploadserver/server",
+		"--migration-client-tls-dir=" + HandlerClientCertDir}, c.Command)
 	mounts := map[string]string{}
 	for _, m := range c.VolumeMounts {
 		mounts[m.Name] = m.MountPath
