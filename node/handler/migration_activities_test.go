@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/virtflow/virtflow/contracts/virt"
-	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/kube/mtls"
+	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/kube/webhookcert"
 	"github.com/virtflow/virtflow/node/launcher"
 	"github.com/virtflow/virtflow/node/libvirt"
@@ -188,7 +188,9 @@ func TestTheTargetAgentPreparesOnlyItsOwnMigrationsTargetPod(t *testing.T) {
 func TestTheTargetLauncherWaitsForTheDomainAndItsPortsReachThePod(t *testing.T) {
 	w := newMigrationWorld(t)
 	tgt := launcherOf(t, w.target, w.tgtPod)
-	tgt.set(func(f *scriptedLauncher) { f.status = launcher.Status{State: libvirt.NoState, Reason: launcher.ReasonIncoming} })
+	tgt.set(func(f *scriptedLauncher) {
+		f.status = launcher.Status{State: libvirt.NoState, Reason: launcher.ReasonIncoming}
+	})
 	l := w.target.r.cfg.locate(w.tgtPod)
 	require.NoError(t, os.MkdirAll(l.dir, 0o755))
 	// The target's libvirt, as the pod's sockets volume holds it.
@@ -296,7 +298,9 @@ func TestTheSourceCopiesOverItsPodsSocketsAndAMigrationThatMovedIsDone(t *testin
 	require.NoError(t, err)
 	require.Len(t, src.requests, 1, "a retry finds the copy done and starts none")
 
-	src.set(func(f *scriptedLauncher) { f.migration = launcher.MigrationStatus{ID: "mig-1", Phase: launcher.MigrationFailed, Message: "Unsafe migration"} })
+	src.set(func(f *scriptedLauncher) {
+		f.migration = launcher.MigrationStatus{ID: "mig-1", Phase: launcher.MigrationFailed, Message: "Unsafe migration"}
+	})
 	_, err = execute(t, w.source, virt.MigrateDomainName, w.req)
 	requireNonRetryable(t, err, virt.ErrTypeMigrationFailed, "Live migration failed Unsafe migration")
 
@@ -314,7 +318,9 @@ func TestACopyWithoutProgressIsAbortedWithUpstreamsMessage(t *testing.T) {
 	src := launcherOf(t, w.source, w.srcPod)
 	w.req.Endpoint = virt.TargetEndpoint{Address: "127.0.0.1", Ports: map[string]int{"40001": 0, "40002": 49152}}
 	w.req.Plan.ProgressTimeout = time.Second
-	src.onMigrate = func(f *scriptedLauncher) { f.migration.Progress = libvirt.JobProgress{Active: true, DataRemaining: 1 << 30} }
+	src.onMigrate = func(f *scriptedLauncher) {
+		f.migration.Progress = libvirt.JobProgress{Active: true, DataRemaining: 1 << 30}
+	}
 	_, err := execute(t, w.source, virt.MigrateDomainName, w.req)
 	requireNonRetryable(t, err, virt.ErrTypeMigrationFailed, "Live migration stuck for 1 seconds and has been aborted")
 	require.Equal(t, []string{"migrate-abort"}, src.verbs)
