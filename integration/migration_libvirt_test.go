@@ -70,7 +70,7 @@ func TestATestGuestMovesLiveBetweenTwoLaunchers(t *testing.T) {
 	t.Logf("migrated in %s", time.Since(start))
 	final, err := launcher.ReadStatus(cfgs[0].Dir)
 	require.NoError(t, err)
-	require.Equal(t, "migrated", final.Reason)
+	require.Equal(t, launcher.ReasonMigrated, final.Reason)
 	st, err := tgt.Status(ctx)
 	require.NoError(t, err)
 	require.Equal(t, libvirt.Running, st.State)

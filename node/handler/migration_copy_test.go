@@ -14,7 +14,7 @@ func TestWhatANodeRunsOfAMigratingVMI(t *testing.T) {
 	require.Equal(t, virt.CopyRunning, copyOf(launcher.Status{State: libvirt.Running}, true))
 	require.Equal(t, virt.CopyPaused, copyOf(launcher.Status{State: libvirt.Paused, Reason: "migration"}, true))
 	require.Equal(t, virt.CopyIncoming, copyOf(launcher.Status{State: libvirt.NoState, Reason: launcher.ReasonIncoming}, true))
-	require.Equal(t, virt.CopyGone, copyOf(launcher.Status{State: libvirt.Shutoff, Reason: "migrated", Exited: true}, true))
+	require.Equal(t, virt.CopyGone, copyOf(launcher.Status{State: libvirt.Shutoff, Reason: launcher.ReasonMigrated, Exited: true}, true))
 	require.Equal(t, virt.CopyGone, copyOf(launcher.Status{}, false))
 	require.Equal(t, virt.CopyPaused, copyOf(launcher.Status{State: libvirt.NoState}, true), "unknown is never taken for gone")
 }

@@ -67,7 +67,7 @@ func (m *Migrations) MigrateDomain(ctx context.Context, req virt.NodeRequest) er
 // because its domain left; its final status says so.
 func (m *Migrations) endedWithoutLauncher(pod *corev1.Pod, req virt.NodeRequest, cause error) error {
 	if final, err := launcher.ReadStatus(m.r.cfg.locate(pod).dir); err == nil && final.Exited {
-		if final.Reason == "migrated" {
+		if final.Reason == launcher.ReasonMigrated {
 			return nil
 		}
 		return failed("Live migration failed: the source's guest ended: " + final.Message)

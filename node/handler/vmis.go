@@ -62,6 +62,11 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 // VMI is final.
 func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, l launcherRef) bool {
 	if final, err := launcher.ReadStatus(l.dir); err == nil && final.Exited {
+		if final.Reason == launcher.ReasonMigrated {
+			// The guest runs on the target, whose agent reports it once
+			// the migration hands the VMI over: nothing ended here.
+			return true
+		}
 		phase := kubevirtv1.Succeeded
 		if final.Message != "" {
 			phase = kubevirtv1.Failed

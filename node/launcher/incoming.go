@@ -11,6 +11,10 @@ import (
 // runs here.
 const ReasonIncoming = "incoming migration"
 
+// ReasonMigrated is a source's final status reason: its domain left by
+// migrating and runs on, on the target.
+const ReasonMigrated = "migrated"
+
 // awaitIncoming waits until the migrated domain runs here. The source's
 // libvirt creates it paused for the incoming stream and resumes it once
 // the source's copy has stopped; a migration that fails removes it, and

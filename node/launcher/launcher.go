@@ -171,7 +171,7 @@ func (l *launcher) watch(ctx context.Context) error {
 		if st := l.status(ctx); st.Exited {
 			// A domain that left by migrating runs on, on its target.
 			if l.migration.status().Phase == MigrationSucceeded {
-				st.Reason = "migrated"
+				st.Reason = ReasonMigrated
 			}
 			return writeStatus(l.cfg.Dir, st)
 		}

@@ -60,7 +60,7 @@ func TestTheLauncherMigratesItsDomainOnceAndSaysSo(t *testing.T) {
 	final, err := ReadStatus(l.cfg.Dir)
 	require.NoError(t, err)
 	require.True(t, final.Exited)
-	require.Equal(t, "migrated", final.Reason)
+	require.Equal(t, ReasonMigrated, final.Reason)
 }
 
 func TestAFailedMigrationIsReportedAndTheDomainStays(t *testing.T) {
