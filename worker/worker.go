@@ -18,14 +18,17 @@ import (
 	hcoacts "github.com/virtflow/virtflow/activities/hco"
 	"github.com/virtflow/virtflow/activities/ssptasks"
 	"github.com/virtflow/virtflow/activities/storage"
+	virtacts "github.com/virtflow/virtflow/activities/virt"
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/virt"
 	"github.com/virtflow/virtflow/tasks"
 	"github.com/virtflow/virtflow/tasks/catalog"
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 	sspwf "github.com/virtflow/virtflow/workflows/ssp"
+	virtwf "github.com/virtflow/virtflow/workflows/virt"
 )
 
 // ControlTaskQueue carries control-plane workflows and activities.
@@ -70,6 +73,8 @@ func NewControl(c client.Client, kube crclient.Client, opts ...ControlOption) sd
 	cdiwf.RegisterWorkflows(w)
 	cdi.RegisterCronActivities(w, &cdicron.Activities{Client: kube})
 	sspwf.RegisterWorkflows(w)
+	virtwf.RegisterWorkflows(w)
+	virt.RegisterControlActivities(w, &virtacts.Activities{Client: kube})
 	if o.durableTasks != nil {
 		// The task activity reports its attempts to its own workflow
 		// through the worker's client.

@@ -1,5 +1,6 @@
 // Package virtcontroller is the virt-controller command: the VirtualMachine
-// and VirtualMachineInstance controllers, which render launcher pods, with
+// and VirtualMachineInstance controllers, which render launcher pods, and
+// the migration controller, which runs each migration as a workflow, with
 // one leader among its replicas.
 package virtcontroller
 
@@ -11,6 +12,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/virtflow/virtflow/commands/manager"
+	"github.com/virtflow/virtflow/contracts/temporalauth"
+	"github.com/virtflow/virtflow/operators/kubevirt/migration"
 	"github.com/virtflow/virtflow/operators/kubevirt/vm"
 	"github.com/virtflow/virtflow/operators/kubevirt/vmi"
 	"github.com/virtflow/virtflow/operators/kubevirt/vmireplicaset"
@@ -19,9 +22,13 @@ import (
 
 // Main runs virt-controller until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	cmd := manager.Command{Name: "virt-controller", LeaderElectionID: "virt-controller"}
-	return cmd.Run(ctx, args, func(mgr ctrl.Manager, _ client.Client) error {
+	cmd := manager.Command{Name: "virt-controller", LeaderElectionID: "virt-controller", Temporal: true}
+	return cmd.Run(ctx, args, func(mgr ctrl.Manager, tc client.Client) error {
 		rec := mgr.GetEventRecorderFor("virt-controller")
+		migrations := &migration.Reconciler{Client: mgr.GetClient(), Temporal: tc, TaskQueue: temporalauth.ControlTaskQueue, Recorder: rec}
+		if err := migrations.SetupWithManager(mgr); err != nil {
+			return err
+		}
 		if err := (&vmi.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the VirtualMachineInstance controller: %w", err)
 		}

@@ -30,6 +30,8 @@ const (
 	Console = "virtflow-console"
 	// UploadProxy reads only.
 	UploadProxy = "cdi-uploadproxy"
+	// VirtController starts, watches and cancels live migrations.
+	VirtController = "virt-controller"
 )
 
 // Namespace is the Temporal namespace virtflow's workflows live in
@@ -61,6 +63,8 @@ var secrets = map[string]string{
 	SSPOperator:   "virtflow-temporal-ssp-operator",
 	Console:       "virtflow-temporal-console",
 	UploadProxy:   "virtflow-temporal-cdi-uploadproxy",
+	// VirtController: KubeVirt's controller, one per migration workflow.
+	VirtController: "virtflow-temporal-virt-controller",
 }
 
 // SecretName is the Secret holding identity's certificate, key and the
@@ -69,5 +73,5 @@ func SecretName(identity string) string { return secrets[identity] }
 
 // InCluster are the identities whose certificates pods use, sorted.
 func InCluster() []string {
-	return []string{CDIDeployment, UploadProxy, HCOOperator, SSPOperator, Console, ControlWorker, NodeWorker}
+	return []string{CDIDeployment, UploadProxy, HCOOperator, SSPOperator, Console, ControlWorker, NodeWorker, VirtController}
 }

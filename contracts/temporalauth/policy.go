@@ -74,6 +74,8 @@ var policy = map[string]Grant{
 		WorkflowTypePrefix: "cdi.", WorkflowIDPrefix: "cdi-", TaskQueue: ControlTaskQueue, SchedulePrefix: "cdi-cron-",
 	}},
 	SSPOperator: {Read: true, Owns: &Ownership{WorkflowTypePrefix: "ssp.", WorkflowIDPrefix: "ssp-", TaskQueue: ControlTaskQueue}},
+	// One migration workflow per VirtualMachineInstanceMigration.
+	VirtController: {Read: true, Owns: &Ownership{WorkflowTypePrefix: "virt.", WorkflowIDPrefix: "virt-", TaskQueue: ControlTaskQueue}},
 	// The console checks that the user may delete the object an
 	// operation works for before it cancels it.
 	Console:     {Read: true, Cancel: []string{""}},

@@ -25,6 +25,7 @@ var Packages = []string{
 	"github.com/virtflow/virtflow/api/hostpathprovisioner/v1beta1",
 	"kubevirt.io/api/core/v1",
 	"kubevirt.io/api/instancetype/v1beta1",
+	"kubevirt.io/api/migrations/v1alpha1",
 	"kubevirt.io/api/pool/v1alpha1",
 	"kubevirt.io/api/pool/v1beta1",
 	"kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1",

@@ -88,6 +88,7 @@ const (
 	kubevirtGroup     = "kubevirt.io"
 	instancetypeGroup = "instancetype.kubevirt.io"
 	poolGroup         = "pool.kubevirt.io"
+	migrationsGroup   = "migrations.kubevirt.io"
 	ns                = apiextensionsv1.NamespaceScoped
 	cluster           = apiextensionsv1.ClusterScoped
 )
@@ -111,8 +112,13 @@ var overrides = map[schema.GroupKind]override{
 			col("IP", "string", ".status.interfaces[0].ipAddress"), col("NodeName", "string", ".status.nodeName"),
 			col("Ready", "string", ".status.conditions[?(@.type=='Ready')].status"),
 			col("Live-Migratable", "string", ".status.conditions[?(@.type=='LiveMigratable')].status")}},
-	// VirtualMachineInstanceMigration is left out until live migration
-	// has its controller: a CRD is installed only together with it.
+	// Upstream's VMIM columns have no Age.
+	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceMigration"}: {scope: ns, shortNames: []string{"vmim", "vmims"}, categories: allCategory,
+		status: true, deprecated: v1alpha3,
+		columns: []apiextensionsv1.CustomResourceColumnDefinition{
+			withDescription(col("Phase", "string", ".status.phase"), "The current phase of VM instance migration"),
+			withDescription(col("VMI", "string", ".spec.vmiName"), "The name of the VMI to perform the migration on")}},
+	{Group: migrationsGroup, Kind: "MigrationPolicy"}: {scope: cluster, status: true},
 	{Group: kubevirtGroup, Kind: "VirtualMachineInstanceReplicaSet"}: {scope: ns, shortNames: []string{"vmirs", "vmirss"}, categories: allCategory, status: true,
 		scale: true, deprecated: v1alpha3,
 		columns: []apiextensionsv1.CustomResourceColumnDefinition{

@@ -18,6 +18,12 @@ var PlatformNamespaces = []string{"kube-system", "kubevirt-hyperconverged"}
 // kubevirt-controller does on OpenShift.
 const LauncherCreator = "system:serviceaccount:kubevirt-hyperconverged:kubevirt-controller"
 
+// MigrationTargetCreator creates a live migration's target launcher pod,
+// a copy of the source's, in the migration workflow's step. It already
+// acts as any service account for the durable tasks, so the exemption
+// adds nothing it could not reach.
+const MigrationTargetCreator = "system:serviceaccount:kubevirt-hyperconverged:virtflow-worker"
+
 // podSecurityConfig makes `baseline` the enforced level of every namespace
 // that does not choose its own: without it a namespace editor may run a
 // privileged or host-network pod, or mount any host path, and so own the
@@ -38,10 +44,10 @@ plugins:
       audit: restricted
       audit-version: latest
     exemptions:
-      usernames: [%q]
+      usernames: [%q, %q]
       runtimeClasses: []
       namespaces: [%s]
-`, LauncherCreator, quoted(PlatformNamespaces))
+`, LauncherCreator, MigrationTargetCreator, quoted(PlatformNamespaces))
 }
 
 func quoted(names []string) string {

@@ -25,5 +25,5 @@ func TestPodSecurityConfigEnforcesBaseline(t *testing.T) {
 	require.Equal(t, "PodSecurity", p.Name)
 	require.Equal(t, "baseline", p.Configuration.Defaults["enforce"])
 	require.Equal(t, []string{"kube-system", "kubevirt-hyperconverged"}, p.Configuration.Exemptions["namespaces"])
-	require.Equal(t, []string{LauncherCreator}, p.Configuration.Exemptions["usernames"])
+	require.Equal(t, []string{LauncherCreator, MigrationTargetCreator}, p.Configuration.Exemptions["usernames"])
 }

@@ -100,6 +100,11 @@ func controllerRules() []rbacv1.PolicyRule {
 		// OwnerReferencesPermissionEnforcement.
 		workloads.Rule(kubevirtGroup, []string{"update"}, "virtualmachines/finalizers",
 			"virtualmachineinstances/finalizers", "virtualmachineinstancereplicasets/finalizers"),
+		// Migrations: held by a finalizer until their workflow ends, their
+		// phase mirrored.
+		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch", "update", "patch"}, "virtualmachineinstancemigrations"),
+		workloads.Rule(kubevirtGroup, []string{"update", "patch"}, "virtualmachineinstancemigrations/status"),
+		workloads.Rule(kubevirtGroup, []string{"update"}, "virtualmachineinstancemigrations/finalizers"),
 		workloads.Rule("pool.kubevirt.io", []string{"get", "list", "watch", "update", "patch"}, "virtualmachinepools"),
 		workloads.Rule("pool.kubevirt.io", []string{"update", "patch"}, "virtualmachinepools/status", "virtualmachinepools/finalizers"),
 		workloads.Rule(instancetypeGroup, workloads.Read, instancetypes...),

@@ -66,9 +66,11 @@ func labels(name string) map[string]string {
 func selector(name string) map[string]string { return map[string]string{componentLabel: name} }
 
 func (in Install) controller(ns string) *appsv1.Deployment {
-	c := workloads.Container(in.Image, "virt-controller", "virt-controller", nil)
+	// It starts and cancels the migration workflows.
+	c := workloads.Container(in.Image, "virt-controller", "virt-controller", []string{"--temporal-address=" + in.TemporalAddress})
 	c.SecurityContext = workloads.NonRoot()
-	return workloads.Deployment(ns, "virt-controller", "kubevirt-controller", labels("virt-controller"), selector("virt-controller"), c)
+	vols := workloads.TemporalClient(&c, in.TemporalTLS, temporalauth.VirtController)
+	return workloads.Deployment(ns, "virt-controller", "kubevirt-controller", labels("virt-controller"), selector("virt-controller"), c, vols...)
 }
 
 // HandlerScratchVolume is virt-handler's /tmp, where imports keep their

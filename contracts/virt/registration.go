@@ -35,3 +35,33 @@ func RegisterNodeActivities(r registry.Activities, a NodeActivities) {
 		ResumeSource.Bind(a.ResumeSource),
 	)
 }
+
+// ControlActivities are a migration's cluster-side steps, which the
+// control worker runs.
+type ControlActivities interface {
+	// PlanMigration checks the VMI can move and records the start.
+	PlanMigration(ctx context.Context, in MigrateInput) (MigrationPlan, error)
+	// CreateTargetPod creates (or finds) the target launcher pod.
+	CreateTargetPod(ctx context.Context, req NodeRequest) (string, error)
+	// AwaitTargetPod waits for the target pod to run; it returns its node.
+	AwaitTargetPod(ctx context.Context, req NodeRequest) (string, error)
+	// HandOver makes the target the VMI's node and removes the source.
+	HandOver(ctx context.Context, req NodeRequest) error
+	// RemoveTarget removes the target pod of a migration that did not happen.
+	RemoveTarget(ctx context.Context, req NodeRequest) error
+	// RecordMigrationEnd writes how the migration ended on the VMI.
+	RecordMigrationEnd(ctx context.Context, req NodeRequest, res MigrateResult) error
+}
+
+// RegisterControlActivities binds each control step to its
+// implementation.
+func RegisterControlActivities(r registry.Activities, a ControlActivities) {
+	typed.RegisterActivities(r,
+		PlanMigration.Bind(a.PlanMigration),
+		CreateTargetPod.Bind(a.CreateTargetPod),
+		AwaitTargetPod.Bind(a.AwaitTargetPod),
+		HandOver.Bind(a.HandOver),
+		RemoveTarget.Bind(a.RemoveTarget),
+		RecordMigrationEnd.Bind(a.RecordMigrationEnd),
+	)
+}
