@@ -9,8 +9,8 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -48,7 +48,9 @@ func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*kubevirtv1.Virtual
 		Objects: workflowreconcile.Objects{Client: r.Client, Kind: "VirtualMachineInstanceMigration",
 			Finalizer: kubevirtv1.VirtualMachineInstanceMigrationFinalizer},
 		Workflows: workflowreconcile.Workflows{Temporal: r.Temporal, Watcher: r.watcher, TaskQueue: r.TaskQueue},
-		New:       func() *kubevirtv1.VirtualMachineInstanceMigration { return &kubevirtv1.VirtualMachineInstanceMigration{} },
+		New: func() *kubevirtv1.VirtualMachineInstanceMigration {
+			return &kubevirtv1.VirtualMachineInstanceMigration{}
+		},
 		WorkflowID: func(m *kubevirtv1.VirtualMachineInstanceMigration) string {
 			return virt.MigrateWorkflowID(string(m.UID))
 		},
