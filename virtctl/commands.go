@@ -24,6 +24,10 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.report(c.put(ctx, "virtualmachines", name, verb, nil), "VM %s was scheduled to %s", name, verb)
 	case "stop":
 		return c.stop(ctx, args)
+	case "migrate":
+		return c.migrate(ctx, args)
+	case "migrate-cancel":
+		return c.migrateCancel(ctx, args)
 	case "pause", "unpause":
 		return c.pause(ctx, verb, args)
 	case "version":

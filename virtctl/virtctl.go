@@ -27,6 +27,9 @@ Commands:
   stop VM [--force --grace-period N]
                                    stop a virtual machine
   restart VM                       restart a virtual machine
+  migrate VM [--dry-run] [--addedNodeSelector key=value[,key=value]]
+                                   live-migrate a virtual machine to another node
+  migrate-cancel VM [--dry-run]    cancel the virtual machine's migration in flight
   console VMI                      connect to the serial console (escape with ^])
   vnc VMI [--port N] [--proxy-only]
                                    open the VNC display in a local viewer, or

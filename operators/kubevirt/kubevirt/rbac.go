@@ -61,13 +61,16 @@ func identity(ns, component string) []client.Object {
 }
 
 // apiServerRules are upstream's virt-api ClusterRole less what virtflow's
-// virt-api does not do (snapshots, exports, backups, migrations, DataVolume
-// and namespace reads, pod deletes).
+// virt-api does not do (snapshots, exports, backups, migration policies,
+// DataVolume and namespace reads, pod deletes).
 func apiServerRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		// The VM actions read through the manager's cache and patch.
 		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch", "patch"}, "virtualmachines", "virtualmachineinstances"),
 		workloads.Rule(kubevirtGroup, []string{"patch"}, "virtualmachines/status"),
+		// The migrate subresource creates migrations; their admission
+		// looks for one already in flight (a direct list, not a cache).
+		workloads.Rule(kubevirtGroup, []string{"create", "list"}, "virtualmachineinstancemigrations"),
 		// The KubeVirt delete guard counts the workloads left; presets
 		// are merged into new VMIs.
 		workloads.Rule(kubevirtGroup, []string{"list"}, "virtualmachineinstancereplicasets", "virtualmachineinstancepresets"),

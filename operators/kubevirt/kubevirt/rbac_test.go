@@ -109,3 +109,10 @@ func TestTheNodeAgentReadsWhatItsDiskActivitiesCheck(t *testing.T) {
 	require.True(t, rbacpolicy.Allows(cluster, "patch", "", "persistentvolumeclaims", "claim"))
 	require.False(t, rbacpolicy.Allows(cluster, "create", "", "pods", ""), "the agent runs the pods the kubelet starts")
 }
+
+func TestVirtAPICreatesMigrationsAndChecksThoseInFlight(t *testing.T) {
+	cluster := clusterRules(rendered(t, "virt-api"), APIServerAccount)
+	require.True(t, rbacpolicy.Allows(cluster, "create", "kubevirt.io", "virtualmachineinstancemigrations", ""))
+	require.True(t, rbacpolicy.Allows(cluster, "list", "kubevirt.io", "virtualmachineinstancemigrations", ""))
+	require.False(t, rbacpolicy.Allows(cluster, "delete", "kubevirt.io", "virtualmachineinstancemigrations", "m"), "cancelling is the user's delete")
+}

@@ -3,9 +3,10 @@
 // (operators/kubevirt/kubevirt): VirtualMachine and VirtualMachineInstance
 // validation with upstream's rules and messages (vm_validation.go,
 // validate*.go) and defaults (vm_mutate.go, defaults.go, presets.go), the
-// replica set, pool and preset validators (*_webhook.go), and the guard
-// against deleting a KubeVirt CR while workloads remain
-// (kubevirt_delete.go). webhooks.go holds the handlers and their paths,
+// replica set, pool and preset validators (*_webhook.go), the
+// VirtualMachineInstanceMigration validators and mutator
+// (migration_webhook.go, migration_mutate.go), and the guard against
+// deleting a KubeVirt CR while workloads remain (kubevirt_delete.go). webhooks.go holds the handlers and their paths,
 // webhook_configs.go the webhook configurations and Webhooks, the
 // handlers by path.
 //

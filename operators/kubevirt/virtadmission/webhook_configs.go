@@ -13,8 +13,14 @@ import (
 
 var createUpd = webhookconfig.CreateUpdate
 
-// ValidatingWebhooks are virt-api's VirtualMachine and
-// VirtualMachineInstance validators, named as upstream's.
+// migrationsResource is the VirtualMachineInstanceMigration's; with the
+// default matchPolicy (Equivalent) a v1alpha3 request reaches its hooks
+// as v1.
+const migrationsResource = "virtualmachineinstancemigrations"
+
+// ValidatingWebhooks are virt-api's validators (VMs, VMIs, replica sets,
+// pools, presets, the KubeVirt delete guard, migrations), named as
+// upstream's.
 func ValidatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.ValidatingWebhook {
 	return []admissionregistrationv1.ValidatingWebhook{
 		webhookconfig.Validating(cc, "virtualmachine-validator.kubevirt.io", VMValidatePath, webhookconfig.Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
@@ -27,11 +33,15 @@ func ValidatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1
 			webhookconfig.Rules("pool.kubevirt.io", "v1beta1", "virtualmachinepools", createUpd...)),
 		webhookconfig.Validating(cc, "virtualmachinepreset-validator.kubevirt.io", VMIPresetValidatePath, vmiPresetRules()),
 		webhookconfig.Validating(cc, "kubevirt-validator.kubevirt.io", KubeVirtDeletePath, kubeVirtDeleteRules()),
+		webhookconfig.Validating(cc, "migration-create-validator.kubevirt.io", MigrationCreateValidatePath,
+			webhookconfig.Rules("kubevirt.io", "v1", migrationsResource, admissionregistrationv1.Create)),
+		webhookconfig.Validating(cc, "migration-update-validator.kubevirt.io", MigrationUpdateValidatePath,
+			webhookconfig.Rules("kubevirt.io", "v1", migrationsResource, admissionregistrationv1.Update)),
 	}
 }
 
 // MutatingWebhooks are virt-api's VirtualMachine and
-// VirtualMachineInstance defaulters.
+// VirtualMachineInstance defaulters and its migration mutator.
 func MutatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.MutatingWebhook {
 	hook := func(name, path string, r []admissionregistrationv1.RuleWithOperations) admissionregistrationv1.MutatingWebhook {
 		return webhookconfig.Mutating(cc, name, path, r)
@@ -40,12 +50,15 @@ func MutatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.M
 		hook("virtualmachines-mutator.kubevirt.io", VMMutatePath, webhookconfig.Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
 		hook("virtualmachineinstances-mutator.kubevirt.io", VMIMutatePath,
 			webhookconfig.Rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
+		hook("migrations-mutator.kubevirt.io", MigrationMutatePath,
+			webhookconfig.Rules("kubevirt.io", "v1", migrationsResource, admissionregistrationv1.Create)),
 	}
 }
 
 // Webhooks are the handlers of virt-api's webhooks by path;
-// reader finds the instancetypes and preferences VMs name and the
-// presets VMIs match.
+// reader finds the instancetypes and preferences VMs name, the presets
+// VMIs match, and the VMI and other migrations a migration is checked
+// against.
 func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handler {
 	return map[string]http.Handler{
 		VMValidatePath:  &webhook.Admission{Handler: &VMValidator{Decoder: dec, Reader: reader}},
@@ -60,5 +73,9 @@ func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handl
 		VMIPresetValidatePath: &webhook.Admission{Handler: &VMIPresetValidator{}},
 
 		KubeVirtDeletePath: &webhook.Admission{Handler: &KubeVirtDeletionValidator{Reader: reader}},
+
+		MigrationCreateValidatePath: &webhook.Admission{Handler: &MigrationCreateValidator{Reader: reader}},
+		MigrationUpdateValidatePath: &webhook.Admission{Handler: MigrationUpdateValidator{}},
+		MigrationMutatePath:         &webhook.Admission{Handler: MigrationMutator{}},
 	}
 }

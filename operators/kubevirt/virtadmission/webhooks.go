@@ -25,6 +25,10 @@ const (
 	VMIValidatePath = "/virtualmachineinstances-validate-create"
 	VMMutatePath    = "/virtualmachines-mutate"
 	VMIMutatePath   = "/virtualmachineinstances-mutate"
+
+	MigrationCreateValidatePath = "/migration-validate-create"
+	MigrationUpdateValidatePath = "/migration-validate-update"
+	MigrationMutatePath         = "/migration-mutate-create"
 )
 
 // VMValidator rejects invalid VirtualMachines.

@@ -12,9 +12,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Actions implements the VM subresources start, stop and restart the way
-// upstream does: by changing the run strategy where it decides, else by a
-// state-change request the VM controller carries out.
+// Actions implements the VM subresources the way upstream does: start,
+// stop and restart by changing the run strategy where it decides, else by
+// a state-change request the VM controller carries out; migrate by
+// creating a migration (migrate.go).
 type Actions struct{ Client client.Client }
 
 func (a *Actions) load(ctx context.Context, ns, name string) (*kubevirtv1.VirtualMachine, *kubevirtv1.VirtualMachineInstance, kubevirtv1.VirtualMachineRunStrategy, error) {

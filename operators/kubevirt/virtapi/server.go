@@ -1,6 +1,6 @@
 // Package virtapi is virt-api's server: the aggregated API
 // subresources.kubevirt.io (server.go routes it): the VM actions (start,
-// stop, restart), the VMI commands it passes to the node agents (pause,
+// stop, restart, migrate), the VMI commands it passes to the node agents (pause,
 // freeze, soft reboot, ...), the console, VNC and screenshot streams,
 // guest info, guestfs, expand-spec and objectgraph, behind the front
 // proxy's authentication. virt-api's admission webhooks are
@@ -73,6 +73,7 @@ func (s *Server) vmRoutes(mux *http.ServeMux, vm string) {
 		}
 		return s.Actions.Stop(r.Context(), ns, name, opts.GracePeriod)
 	}))
+	mux.HandleFunc("PUT "+vm+"migrate", s.vmAction(s.migrate))
 	mux.HandleFunc("GET "+vm+"expand-spec", s.expandVM)
 	mux.HandleFunc("GET "+vm+"objectgraph", s.objectGraph(false))
 	mux.HandleFunc("GET "+vm+"portforward/{port}", s.portForward(true))
@@ -162,7 +163,7 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 		return metav1.APIResource{Name: name, Namespaced: true, Kind: "", Verbs: verbs}
 	}
 	var list []metav1.APIResource
-	for _, n := range []string{"start", "stop", "restart"} {
+	for _, n := range []string{"start", "stop", "restart", "migrate"} {
 		list = append(list, res("virtualmachines/"+n, "update"))
 	}
 	list = append(list, res("virtualmachines/expand-spec", "get"), res("virtualmachines/objectgraph", "get"))

@@ -10,7 +10,7 @@ import (
 // yet, by the resource they hang off. They answer 501 with a message
 // saying so, never a 404 that would look like a wrong URL.
 var notYet = map[string][]string{
-	"virtualmachines": {"PUT migrate", "PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump",
+	"virtualmachines": {"PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump",
 		"PUT evacuate/cancel"},
 	"virtualmachineinstances": {"PUT addvolume", "PUT removevolume",
 		"GET usbredir", "GET vsock", "PUT evacuate/cancel", "PUT backup", "PUT redefine-checkpoint"},
