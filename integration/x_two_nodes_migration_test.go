@@ -1,0 +1,135 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/virtctl"
+)
+
+// TestARunningGuestMovesLiveToTheOtherNode migrates a guest started on
+// the first node with a VirtualMachineInstanceMigration: the VMIM goes
+// through upstream's phases to Succeeded, the VMI runs on the second node
+// with the memory it had (a file in its tmpfs survives: no reboot), the
+// source's launcher is gone and one launcher pod runs, and the guest
+// answers on its new pod address.
+func TestARunningGuestMovesLiveToTheOtherNode(t *testing.T) {
+	n := onTwoNodes(t)
+	ctx := context.Background()
+	ns := n.namespace(t)
+	vm := testGuestVM("mover", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
+	key := crclient.ObjectKeyFromObject(vm)
+	vmi := runningVMI(t, n.c, key)
+	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName, "the second node is cordoned")
+	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
+
+	console, err := virtctl.OpenStream(ctx, n.cfg, ns, vm.Name, "console")
+	require.NoError(t, err)
+	require.True(t, guestSays(console, "echo MARK-$((40+2)) > /tmp/mark; echo WROTE-$((1+1))", "WROTE-2", 2*time.Minute))
+	console.Close()
+
+	uncordon(t, n, "virtflow-node-2")
+	mig := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "move-1"},
+		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: vm.Name}}
+	require.NoError(t, n.c.Create(ctx, mig))
+	start := time.Now()
+	require.Eventually(t, func() bool {
+		return n.c.Get(ctx, crclient.ObjectKeyFromObject(mig), mig) == nil && mig.IsFinal()
+	}, 5*time.Minute, 200*time.Millisecond, "the migration never ended")
+	t.Logf("migrated in %s; phases %v", time.Since(start), phasesOf(mig))
+	require.Equal(t, kubevirtv1.MigrationSucceeded, mig.Status.Phase, "%+v", mig.Status.MigrationState)
+	require.Subset(t, phasesOf(mig), []kubevirtv1.VirtualMachineInstanceMigrationPhase{
+		kubevirtv1.MigrationPending, kubevirtv1.MigrationScheduling, kubevirtv1.MigrationScheduled,
+		kubevirtv1.MigrationPreparingTarget, kubevirtv1.MigrationTargetReady, kubevirtv1.MigrationRunning, kubevirtv1.MigrationSucceeded})
+
+	require.NoError(t, n.c.Get(ctx, key, vmi))
+	require.Equal(t, "virtflow-node-2", vmi.Status.NodeName)
+	require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
+	st := vmi.Status.MigrationState
+	require.NotNil(t, st)
+	require.True(t, st.Completed)
+	require.False(t, st.Failed)
+	require.Equal(t, "virtflow-node-1", st.SourceNode)
+	require.Equal(t, "virtflow-node-2", st.TargetNode)
+	require.Eventually(t, func() bool { return runningLaunchers(t, n.c, vmi) == 1 }, time.Minute, time.Second,
+		"one launcher runs the guest: the source's went")
+
+	console, err = virtctl.OpenStream(ctx, n.cfg, ns, vm.Name, "console")
+	require.NoError(t, err)
+	defer console.Close()
+	require.True(t, guestSays(console, "cat /tmp/mark", "MARK-42", time.Minute), "the guest kept its memory: no reboot")
+	node := &corev1.Node{}
+	require.NoError(t, n.c.Get(ctx, crclient.ObjectKey{Name: "virtflow-node-2"}, node))
+	cidr := netip.MustParsePrefix(node.Spec.PodCIDR)
+	var ip string
+	require.Eventually(t, func() bool {
+		got := &kubevirtv1.VirtualMachineInstance{}
+		if n.c.Get(ctx, key, got) != nil || len(got.Status.Interfaces) == 0 {
+			return false
+		}
+		ip = got.Status.Interfaces[0].IP
+		addr, err := netip.ParseAddr(ip)
+		return err == nil && cidr.Contains(addr)
+	}, time.Minute, time.Second, "the VMI reports the target pod's address")
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP mover", strings.TrimSpace(httpGet(t, "http://"+ip+"/")), "the guest answers on the target pod's address")
+}
+
+func liveMigratable(c crclient.Client, key crclient.ObjectKey) bool {
+	v := &kubevirtv1.VirtualMachineInstance{}
+	if c.Get(context.Background(), key, v) != nil {
+		return false
+	}
+	for _, cond := range v.Status.Conditions {
+		if cond.Type == kubevirtv1.VirtualMachineInstanceIsMigratable {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func phasesOf(m *kubevirtv1.VirtualMachineInstanceMigration) []kubevirtv1.VirtualMachineInstanceMigrationPhase {
+	var out []kubevirtv1.VirtualMachineInstanceMigrationPhase
+	for _, p := range m.Status.PhaseTransitionTimestamps {
+		out = append(out, p.Phase)
+	}
+	return out
+}
+
+// runningLaunchers counts the VMI's launcher pods that run.
+func runningLaunchers(t *testing.T, c crclient.Client, vmi *kubevirtv1.VirtualMachineInstance) int {
+	pods := &corev1.PodList{}
+	require.NoError(t, c.List(context.Background(), pods, crclient.InNamespace(vmi.Namespace),
+		crclient.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}))
+	running := 0
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			running++
+		}
+	}
+	return running
+}
+
+// uncordon lets pods on node for the test; it is cordoned again after.
+func uncordon(t *testing.T, n *upRun, node string) {
+	out, err := n.kubectl("uncordon", node).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Cleanup(func() {
+		if out, err := n.kubectl("cordon", node).CombinedOutput(); err != nil {
+			t.Errorf("cordoning %s again: %v: %s", node, err, out)
+		}
+	})
+}
