@@ -155,7 +155,10 @@ func (m *Migrations) copyIn(ctx context.Context, pod *corev1.Pod) (virt.Copy, er
 // already ended is left as it is.
 func (m *Migrations) AbortMigration(ctx context.Context, req virt.NodeRequest) error {
 	pod, err := m.sidePod(ctx, req, migrationpods.Source)
-	if err != nil {
+	if apierrors.IsNotFound(err) {
+		// No source pod, no copy running from it.
+		return nil
+	} else if err != nil {
 		return err
 	}
 	cl := m.r.cfg.locate(pod).client()
@@ -178,7 +181,9 @@ func (m *Migrations) AbortMigration(ctx context.Context, req virt.NodeRequest) e
 // ResumeSource resumes the source's guest a copy left paused.
 func (m *Migrations) ResumeSource(ctx context.Context, req virt.NodeRequest) error {
 	pod, err := m.sidePod(ctx, req, migrationpods.Source)
-	if err != nil {
+	if apierrors.IsNotFound(err) {
+		return failed("the source pod " + req.Plan.Source.Pod + " is gone: its guest cannot be resumed")
+	} else if err != nil {
 		return err
 	}
 	cl := m.r.cfg.locate(pod).client()

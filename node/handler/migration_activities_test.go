@@ -346,3 +346,12 @@ func TestCopiesAreReadFromEachNodesLauncher(t *testing.T) {
 	require.NoError(t, w.c.Delete(context.Background(), w.tgtPod))
 	require.Equal(t, virt.CopyGone, read(w.target))
 }
+
+func TestAbortingWithoutASourcePodIsDoneAndResumingItFails(t *testing.T) {
+	w := newMigrationWorld(t)
+	require.NoError(t, w.c.Delete(context.Background(), w.srcPod))
+	_, err := execute(t, w.source, virt.AbortMigrationName, w.req)
+	require.NoError(t, err, "no source pod, no copy to abort")
+	_, err = execute(t, w.source, virt.ResumeSourceName, w.req)
+	requireNonRetryable(t, err, virt.ErrTypeMigrationFailed, "is gone")
+}

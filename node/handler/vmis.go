@@ -62,9 +62,11 @@ func (r *vmiReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 // VMI is final.
 func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineInstance, l launcherRef) bool {
 	if final, err := launcher.ReadStatus(l.dir); err == nil && final.Exited {
-		if final.Reason == launcher.ReasonMigrated {
+		if final.Reason == launcher.ReasonMigrated || migrating(v, r.cfg.NodeName) {
 			// The guest runs on the target, whose agent reports it once
-			// the migration hands the VMI over: nothing ended here.
+			// the migration hands the VMI over; or a migration from here
+			// is in flight, and its workflow decides from both nodes'
+			// copies what ended: nothing is concluded here.
 			return true
 		}
 		phase := kubevirtv1.Succeeded
@@ -101,6 +103,13 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
 	}
 	return false
+}
+
+// migrating tells a migration of the VMI from node that has not ended:
+// started, neither completed nor failed.
+func migrating(v *kubevirtv1.VirtualMachineInstance, node string) bool {
+	st := v.Status.MigrationState
+	return st != nil && st.SourceNode == node && st.StartTimestamp != nil && !st.Completed && !st.Failed
 }
 
 // reportFailure records why the guest failed once the VMI turns Failed:

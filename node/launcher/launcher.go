@@ -168,13 +168,21 @@ func (l *launcher) watch(ctx context.Context) error {
 			return l.terminate()
 		case <-t.C:
 		}
-		if st := l.status(ctx); st.Exited {
-			// A domain that left by migrating runs on, on its target.
-			if l.migration.status().Phase == MigrationSucceeded {
-				st.Reason = ReasonMigrated
-			}
-			return writeStatus(l.cfg.Dir, st)
+		st := l.status(ctx)
+		if !st.Exited {
+			continue
 		}
+		// The domain leaves the source before libvirt's migrate call
+		// returns: until then, whether it moved or ended is not known,
+		// and a guest that moved must not be reported as one that ended.
+		switch l.migration.status().Phase {
+		case MigrationRunning:
+			continue
+		case MigrationSucceeded:
+			// A domain that left by migrating runs on, on its target.
+			st.Reason = ReasonMigrated
+		}
+		return writeStatus(l.cfg.Dir, st)
 	}
 }
 

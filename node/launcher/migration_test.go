@@ -100,3 +100,27 @@ func TestAMigrationTargetWaitsForItsDomain(t *testing.T) {
 	cancel()
 	require.False(t, other.awaitIncoming(ctx), "a target deleted before its domain came")
 }
+
+// libvirt's migrate call returns after the domain left the source: in
+// between, the launcher must not take the gone domain for a guest that
+// ended (the VMI would end, and its controller remove the migrated guest).
+func TestADomainGoneBeforeTheMigrationReturnedIsNotTakenForAnEnd(t *testing.T) {
+	l, _, c := migratingLauncher(t)
+	ctx := context.Background()
+	src := l.hv.(*libvirtfake.Hypervisor)
+	src.Returning = make(chan struct{})
+	watched := make(chan error, 1)
+	go func() { watched <- l.watch(ctx) }()
+	require.NoError(t, c.Migrate(ctx, "m-1", libvirt.MigrateOptions{DestURI: "qemu+unix:///session?socket=/target.sock"}))
+	require.Eventually(t, func() bool { _, err := src.Lookup(ctx, "ns_vm"); return err != nil }, 5*time.Second, 10*time.Millisecond)
+	select {
+	case <-watched:
+		t.Fatal("the launcher concluded before its migration returned")
+	case <-time.After(time.Second):
+	}
+	close(src.Returning)
+	require.NoError(t, <-watched)
+	final, err := ReadStatus(l.cfg.Dir)
+	require.NoError(t, err)
+	require.Equal(t, ReasonMigrated, final.Reason)
+}

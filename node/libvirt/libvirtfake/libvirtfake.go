@@ -36,6 +36,10 @@ type Hypervisor struct {
 	Peers map[string]*Hypervisor
 	// MigrateErr, when set, fails every migration.
 	MigrateErr error
+	// Returning, when set, holds a migration's return after the domain
+	// left until it is closed, as libvirt's call returns after the
+	// source's domain is gone.
+	Returning chan struct{}
 	// Progress is what MigrationProgress reports.
 	Progress libvirt.JobProgress
 	// Migrations and Aborted record the migrations done and the jobs

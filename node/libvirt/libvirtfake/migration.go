@@ -33,7 +33,11 @@ func (f *Hypervisor) Migrate(_ context.Context, name string, o libvirt.MigrateOp
 	f.mu.Lock()
 	delete(f.domains, name)
 	f.Migrations = append(f.Migrations, o)
+	returning := f.Returning
 	f.mu.Unlock()
+	if returning != nil {
+		<-returning
+	}
 	return nil
 }
 
