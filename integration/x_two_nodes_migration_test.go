@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
@@ -132,4 +133,43 @@ func uncordon(t *testing.T, n *upRun, node string) {
 			t.Errorf("cordoning %s again: %v: %s", node, err, out)
 		}
 	})
+}
+
+// migrationOf waits for the VirtualMachineInstanceMigration of vm that a
+// request made (virtctl, the console), labelled as upstream's mutator does.
+func migrationOf(t *testing.T, n *upRun, ns, vm string) *kubevirtv1.VirtualMachineInstanceMigration {
+	t.Helper()
+	var found *kubevirtv1.VirtualMachineInstanceMigration
+	require.Eventually(t, func() bool {
+		list := &kubevirtv1.VirtualMachineInstanceMigrationList{}
+		if n.c.List(context.Background(), list, crclient.InNamespace(ns), crclient.MatchingLabels{kubevirtv1.MigrationSelectorLabel: vm}) != nil {
+			return false
+		}
+		for i := range list.Items {
+			if !list.Items[i].IsFinal() {
+				found = &list.Items[i]
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 200*time.Millisecond, "no migration of %s was created", vm)
+	require.Equal(t, vm, found.Spec.VMIName)
+	require.Contains(t, found.Finalizers, kubevirtv1.VirtualMachineInstanceMigrationFinalizer)
+	return found
+}
+
+// requireCancelled waits for a deleted migration to go: its workflow
+// settled (the target pod removed), then its finalizer was dropped.
+func requireCancelled(t *testing.T, n *upRun, mig *kubevirtv1.VirtualMachineInstanceMigration) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		err := n.c.Get(context.Background(), crclient.ObjectKeyFromObject(mig), &kubevirtv1.VirtualMachineInstanceMigration{})
+		return apierrors.IsNotFound(err)
+	}, 2*time.Minute, 200*time.Millisecond, "the cancelled migration %s never went", mig.Name)
+	pods := &corev1.PodList{}
+	require.NoError(t, n.c.List(context.Background(), pods, crclient.InNamespace(mig.Namespace),
+		crclient.MatchingLabels{kubevirtv1.MigrationJobLabel: string(mig.UID)}))
+	for _, p := range pods.Items {
+		require.NotNil(t, p.DeletionTimestamp, "the target pod %s goes with the migration", p.Name)
+	}
 }

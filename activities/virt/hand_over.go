@@ -2,8 +2,10 @@ package virt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,6 +85,11 @@ func (a *Activities) RemoveTarget(ctx context.Context, req virt.NodeRequest) err
 // guest into the VMI's migrationState, if it is still this migration's.
 func (a *Activities) RecordMigrationEnd(ctx context.Context, req virt.NodeRequest, res virt.MigrateResult) error {
 	vmi, err := a.vmi(ctx, req.VMI)
+	var app *temporal.ApplicationError
+	if gone(err) || errors.As(err, &app) && app.Type() == virt.ErrTypeMigrationRefused {
+		// The VMI went, or another took its name: nothing to record on.
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -65,6 +65,13 @@ func TestAFailedMigrationIsRecordedOnItsVMI(t *testing.T) {
 	require.True(t, vmi.Status.MigrationState.Failed)
 	require.Equal(t, "Live migration failed", vmi.Status.MigrationState.FailureReason)
 	require.Equal(t, "node-1", vmi.Status.NodeName, "the VMI stays where it is")
+
+	// A VMI gone, or replaced under its name, has no end to record.
+	replaced := req
+	replaced.VMI.UID = "v-other"
+	require.NoError(t, a.RecordMigrationEnd(ctx, replaced, virt.MigrateResult{Phase: virt.PhaseFailed}))
+	require.NoError(t, c.Delete(ctx, vmi))
+	require.NoError(t, a.RecordMigrationEnd(ctx, req, virt.MigrateResult{Phase: virt.PhaseFailed}))
 }
 
 // The hand-over takes the target's node from the cluster and acts only on
