@@ -87,6 +87,18 @@ func TestARunningGuestMovesLiveToTheOtherNode(t *testing.T) {
 		return err == nil && cidr.Contains(addr)
 	}, time.Minute, time.Second, "the VMI reports the target pod's address")
 	require.Equal(t, "VIRTFLOW-GUEST-HTTP mover", strings.TrimSpace(httpGet(t, "http://"+ip+"/")), "the guest answers on the target pod's address")
+
+	// And back, from the pod the first migration brought it to.
+	back := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "move-back"},
+		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: vm.Name}}
+	require.NoError(t, n.c.Create(ctx, back))
+	require.Eventually(t, func() bool {
+		return n.c.Get(ctx, crclient.ObjectKeyFromObject(back), back) == nil && back.IsFinal()
+	}, 5*time.Minute, 200*time.Millisecond, "the migration back never ended")
+	require.Equal(t, kubevirtv1.MigrationSucceeded, back.Status.Phase, "%+v", back.Status.MigrationState)
+	require.NoError(t, n.c.Get(ctx, key, vmi))
+	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
+	require.True(t, guestSays(console, "cat /tmp/mark", "MARK-42", time.Minute), "the console follows the guest, which kept its memory")
 }
 
 func liveMigratable(c crclient.Client, key crclient.ObjectKey) bool {

@@ -50,7 +50,7 @@ func (a *Activities) PlanMigration(ctx context.Context, in virt.MigrateInput) (v
 	if err != nil {
 		return virt.MigrationPlan{}, err
 	}
-	pod, err := a.sourcePod(ctx, vmi)
+	pod, err := a.sourcePod(ctx, vmi, in.Migration.UID)
 	if err != nil {
 		return virt.MigrationPlan{}, err
 	}
@@ -110,14 +110,17 @@ func (a *Activities) configuration(ctx context.Context, vmi *kubevirtv1.VirtualM
 	return cfg, name, nil
 }
 
-// sourcePod is the VMI's running launcher pod on its node.
-func (a *Activities) sourcePod(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance) (string, error) {
+// sourcePod is the VMI's running launcher pod on its node: the one it
+// started in, or the target of the migration that brought it there (one
+// launcher of a VMI runs on a node: a target is placed elsewhere), never
+// this migration's own target.
+func (a *Activities) sourcePod(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, migrationUID string) (string, error) {
 	pods := &corev1.PodList{}
 	if err := a.Client.List(ctx, pods, client.InNamespace(vmi.Namespace), client.MatchingLabels{kubevirtv1.CreatedByLabel: string(vmi.UID)}); err != nil {
 		return "", fmt.Errorf("listing the launcher pods of %s: %w", vmi.Name, err)
 	}
 	for _, p := range pods.Items {
-		if p.Spec.NodeName == vmi.Status.NodeName && p.Status.Phase == corev1.PodRunning && p.Labels[kubevirtv1.MigrationJobLabel] == "" {
+		if p.Spec.NodeName == vmi.Status.NodeName && p.Status.Phase == corev1.PodRunning && p.Labels[kubevirtv1.MigrationJobLabel] != migrationUID {
 			return p.Name, nil
 		}
 	}

@@ -105,3 +105,17 @@ func TestAPlanRefusesAVMIThatCannotMoveAndWaitsForOneThatDoesNotRunYet(t *testin
 	var app *temporal.ApplicationError
 	require.False(t, errors.As(err, &app), "retried until it runs")
 }
+
+// A VMI that came by migration runs in that migration's target pod, which
+// the next migration moves from.
+func TestAPlanMovesAVMIFromThePodAnEarlierMigrationBroughtItTo(t *testing.T) {
+	vmi := runningVMI()
+	vmi.Status.NodeName = "node-2"
+	earlier := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "virt-launcher-vm-ccccc",
+		Labels: map[string]string{kubevirtv1.CreatedByLabel: "v-1", kubevirtv1.MigrationJobLabel: "m-0"}},
+		Spec: corev1.PodSpec{NodeName: "node-2"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	a, _ := planWorld(t, vmi, earlier)
+	plan, err := a.PlanMigration(context.Background(), planInput)
+	require.NoError(t, err)
+	require.Equal(t, virt.Side{Node: "node-2", Pod: "virt-launcher-vm-ccccc"}, plan.Source)
+}
