@@ -98,7 +98,10 @@ func TestARunningGuestMovesLiveToTheOtherNode(t *testing.T) {
 	require.Equal(t, kubevirtv1.MigrationSucceeded, back.Status.Phase, "%+v", back.Status.MigrationState)
 	require.NoError(t, n.c.Get(ctx, key, vmi))
 	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
-	require.True(t, guestSays(console, "cat /tmp/mark", "MARK-42", time.Minute), "the console follows the guest, which kept its memory")
+	again, err := virtctl.OpenStream(ctx, n.cfg, ns, vm.Name, "console")
+	require.NoError(t, err)
+	defer again.Close()
+	require.True(t, guestSays(again, "cat /tmp/mark", "MARK-42", time.Minute), "back on the first node with its memory")
 }
 
 func liveMigratable(c crclient.Client, key crclient.ObjectKey) bool {
