@@ -23,6 +23,7 @@ import (
 	cdiwf "github.com/virtflow/virtflow/workflows/cdi"
 	hcowf "github.com/virtflow/virtflow/workflows/hco"
 	sspwf "github.com/virtflow/virtflow/workflows/ssp"
+	virtwf "github.com/virtflow/virtflow/workflows/virt"
 )
 
 // pathRun is one run of a real workflow on the real Temporal server whose
@@ -96,7 +97,7 @@ func pathRuns() []pathRun {
 	tooSmall := func(context.Context, cdic.ImportRequest) (cdic.ImportResult, error) {
 		return cdic.ImportResult{}, nonRetryable("Virtual image size is larger than the reported available storage", cdic.ErrTypeTargetTooSmall)
 	}
-	return append(sspPathRuns(), []pathRun{
+	return append(append(sspPathRuns(), virtPathRuns()...), []pathRun{
 		{file: "workflows/hco/testdata/install_failed.json", workflow: hcoc.InstallWorkflowName, input: installIn,
 			activities: []typed.ActivityBinding{hcoc.PlanComponents.Bind(func(context.Context, hcoc.HyperConvergedRef) ([]hcoc.ComponentRef, error) {
 				return nil, nonRetryable("HyperConverged kubevirt-hyperconverged/kubevirt-hyperconverged (uid paths) no longer exists", hcoc.ErrHyperConvergedGone)
@@ -178,6 +179,7 @@ func runPath(t *testing.T, i int, run pathRun) {
 	hcowf.RegisterWorkflows(control)
 	cdiwf.RegisterWorkflows(control)
 	sspwf.RegisterWorkflows(control)
+	virtwf.RegisterWorkflows(control)
 	for _, w := range []worker.Worker{control, node} {
 		typed.RegisterActivities(w, run.activities...)
 	}

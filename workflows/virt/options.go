@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/virtflow/virtflow/contracts/cdi"
-	"github.com/virtflow/virtflow/contracts/temporalauth"
 	"github.com/virtflow/virtflow/contracts/virt"
 )
 
@@ -30,9 +29,10 @@ func retry() *temporal.RetryPolicy {
 		NonRetryableErrorTypes: nonRetryable}
 }
 
-// controlOptions run a control step on the control worker.
+// controlOptions run a control step on the control worker: the
+// workflow's own task queue.
 func controlOptions() workflow.ActivityOptions {
-	return workflow.ActivityOptions{TaskQueue: temporalauth.ControlTaskQueue, StartToCloseTimeout: 2 * time.Minute, RetryPolicy: retry()}
+	return workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute, RetryPolicy: retry()}
 }
 
 // awaitOptions wait for the target pod, heartbeating what the pod says.

@@ -1,6 +1,7 @@
 package virt
 
 import (
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/virtflow/virtflow/contracts/virt"
@@ -38,14 +39,25 @@ func (m *migration) settle(ctx workflow.Context, cause error) (virt.MigrateResul
 		// No copy runs anywhere: keep the target pod for what it holds
 		// and say so, rather than remove the last trace of the guest.
 		failed.Reason += "; no copy of the guest runs on either node"
-		return m.end(dctx, failed, false)
+		return m.endFailed(dctx, failed, cause)
 	}
 	if m.req.Target.Pod != "" {
 		if err := virt.RemoveTarget.Execute(control, m.req); err != nil {
 			return virt.MigrateResult{}, err
 		}
 	}
-	return m.end(dctx, failed, false)
+	return m.endFailed(dctx, failed, cause)
+}
+
+// endFailed records a migration that did not move the guest. A cancelled
+// one then ends cancelled, as the Web UI should show it; a failed one
+// completes with its failure in the result, which the VMIM shows.
+func (m *migration) endFailed(ctx workflow.Context, res virt.MigrateResult, cause error) (virt.MigrateResult, error) {
+	res, err := m.end(ctx, res, false)
+	if err == nil && temporal.IsCanceledError(cause) {
+		err = cause
+	}
+	return res, err
 }
 
 // readCopies asks each node what it runs. A target that never got a node
