@@ -30,6 +30,11 @@ func planOf(vmi *kubevirtv1.VirtualMachineInstance, pod, policy string, cfg kube
 		AutoConverge:      cfg.AllowAutoConverge != nil && *cfg.AllowAutoConverge,
 		PostCopy:          cfg.AllowPostCopy != nil && *cfg.AllowPostCopy,
 	}
+	// Unset, it follows allowPostCopy, as upstream's default.
+	p.WorkloadDisruption = p.PostCopy
+	if cfg.AllowWorkloadDisruption != nil {
+		p.WorkloadDisruption = *cfg.AllowWorkloadDisruption
+	}
 	if bw := cfg.BandwidthPerMigration; bw != nil && bw.Value() > 0 {
 		p.BandwidthMiB = uint64(math.Ceil(float64(bw.Value()) / (1 << 20)))
 	}

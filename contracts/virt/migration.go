@@ -61,6 +61,9 @@ type MigrationPlan struct {
 	BandwidthMiB uint64 `json:"bandwidthMiB,omitempty"`
 	AutoConverge bool   `json:"autoConverge,omitempty"`
 	PostCopy     bool   `json:"postCopy,omitempty"`
+	// WorkloadDisruption lets a copy past its completion timeout switch to
+	// post-copy (with PostCopy) or pause the guest, rather than abort.
+	WorkloadDisruption bool `json:"workloadDisruption,omitempty"`
 	// CompletionTimeout bounds the memory copy; ProgressTimeout bounds a
 	// stretch without progress.
 	CompletionTimeout time.Duration `json:"completionTimeout"`

@@ -63,7 +63,7 @@ func (f *scriptedLauncher) serve(t *testing.T, socket string) {
 		f.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	for _, verb := range []string{"migrate-abort", "unpause"} {
+	for _, verb := range []string{"migrate-abort", "migrate-postcopy", "unpause"} {
 		mux.HandleFunc("PUT /v1/"+verb, func(w http.ResponseWriter, _ *http.Request) {
 			f.mu.Lock()
 			f.verbs = append(f.verbs, verb)
@@ -354,4 +354,47 @@ func TestAbortingWithoutASourcePodIsDoneAndResumingItFails(t *testing.T) {
 	require.NoError(t, err, "no source pod, no copy to abort")
 	_, err = execute(t, w.source, virt.ResumeSourceName, w.req)
 	requireNonRetryable(t, err, virt.ErrTypeMigrationFailed, "is gone")
+}
+
+// Past its completion budget, a copy allowed post-copy and workload
+// disruption switches to post-copy and is no longer timed; without them
+// it is aborted with upstream's message.
+func TestACopyPastItsBudgetSwitchesToPostCopyOrIsAborted(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		postCopy  bool
+		wantVerbs []string
+		wantErr   string
+	}{
+		{name: "post-copy", postCopy: true, wantVerbs: []string{"migrate-postcopy"}},
+		{name: "pre-copy only", wantVerbs: []string{"migrate-abort"}, wantErr: "Live migration is not completed after 1 seconds and has been aborted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newMigrationWorld(t)
+			src := launcherOf(t, w.source, w.srcPod)
+			w.req.Endpoint = virt.TargetEndpoint{Address: "127.0.0.1", Ports: map[string]int{"40001": 0, "40002": 49152}}
+			w.req.Plan.CompletionTimeout, w.req.Plan.PostCopy, w.req.Plan.WorkloadDisruption = time.Second, tc.postCopy, tc.postCopy
+			remaining := uint64(1 << 30)
+			src.onMigrate = func(f *scriptedLauncher) {
+				go func() {
+					// Progress that never converges, then (post-copy) the end.
+					for i := 0; i < 60; i++ {
+						time.Sleep(50 * time.Millisecond)
+						remaining -= 1 << 20
+						f.set(func(f *scriptedLauncher) {
+							f.migration.Progress = libvirt.JobProgress{Active: true, DataRemaining: remaining}
+						})
+					}
+					f.set(func(f *scriptedLauncher) { f.migration.Phase = launcher.MigrationSucceeded })
+				}()
+			}
+			_, err := execute(t, w.source, virt.MigrateDomainName, w.req)
+			if tc.wantErr == "" {
+				require.NoError(t, err, "post-copy has no timeouts")
+			} else {
+				requireNonRetryable(t, err, virt.ErrTypeMigrationFailed, tc.wantErr)
+			}
+			src.set(func(f *scriptedLauncher) { require.Equal(t, tc.wantVerbs, f.verbs) })
+		})
+	}
 }

@@ -122,12 +122,10 @@ func (m *Migrations) migrateOptions(ctx context.Context, req virt.NodeRequest, p
 }
 
 // monitor waits for the copy's end. The copy progresses while the data
-// left to send falls below its lowest mark; none for the plan's progress
-// timeout, or a copy longer than its completion timeout, is aborted, with
-// upstream's messages.
+// left to send falls below its lowest mark; the watchdog judges it against
+// the plan's timeouts, with upstream's remedies and messages.
 func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *corev1.Pod, cl *launcher.Client) error {
-	start, lastProgress := time.Now(), time.Now()
-	lowest := uint64(0)
+	w := newWatchdog(req.Plan, time.Now())
 	for {
 		st, err := cl.Migration(ctx)
 		if err != nil {
@@ -140,14 +138,8 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 		case launcher.MigrationFailed:
 			return failed("Live migration failed " + st.Message)
 		}
-		if p := st.Progress; p.DataRemaining > 0 && (lowest == 0 || p.DataRemaining < lowest) {
-			lowest, lastProgress = p.DataRemaining, time.Now()
-		}
-		if why := overdue(req.Plan, start, lastProgress); why != "" {
-			if err := cl.Command(ctx, "migrate-abort"); err != nil {
-				slog.Warn("aborting a migration past its timeout", "migration", req.Migration.Name, "error", err)
-			}
-			return failed(why)
+		if err := w.act(ctx, cl, st.Progress.DataRemaining, time.Now()); err != nil {
+			return err
 		}
 		if !sleep(ctx, virt.Progress{Phase: virt.PhaseRunning, DataTotal: st.Progress.DataTotal, DataProcessed: st.Progress.DataProcessed,
 			DataRemaining: st.Progress.DataRemaining, DirtyRate: st.Progress.MemoryDirtyRate, Iteration: st.Progress.MemoryIteration}) {
@@ -156,19 +148,62 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 	}
 }
 
-// overdue says why a copy must stop: no progress for the plan's progress
-// timeout, or longer than its completion timeout (post-copy has neither).
-func overdue(p virt.MigrationPlan, start, lastProgress time.Time) string {
-	if p.PostCopy {
-		return ""
+// watchdog is upstream's migration monitor: a copy that stops making
+// progress is aborted; one past its completion budget switches to
+// post-copy (post-copy and workload disruption allowed) or is aborted.
+// Post-copy has no timeouts.
+type watchdog struct {
+	plan                virt.MigrationPlan
+	start, lastProgress time.Time
+	lowest              uint64
+	budget              time.Duration
+	postCopy            bool
+}
+
+func newWatchdog(p virt.MigrationPlan, now time.Time) *watchdog {
+	return &watchdog{plan: p, start: now, lastProgress: now, budget: p.CompletionTimeout}
+}
+
+// act judges the copy's progress at now and applies the remedy it calls
+// for; an error ends the copy.
+func (w *watchdog) act(ctx context.Context, cl *launcher.Client, remaining uint64, now time.Time) error {
+	if w.postCopy {
+		return nil
 	}
-	if p.ProgressTimeout > 0 && time.Since(lastProgress) > p.ProgressTimeout {
-		return fmt.Sprintf("Live migration stuck for %d seconds and has been aborted", int(time.Since(lastProgress).Seconds()))
+	if remaining > 0 && (w.lowest == 0 || remaining < w.lowest) {
+		w.lowest, w.lastProgress = remaining, now
 	}
-	if p.CompletionTimeout > 0 && time.Since(start) > p.CompletionTimeout {
-		return fmt.Sprintf("Live migration is not completed after %d seconds and has been aborted", int(time.Since(start).Seconds()))
+	if p := w.plan.ProgressTimeout; p > 0 && now.Sub(w.lastProgress) > p {
+		return abort(ctx, cl, fmt.Sprintf("Live migration stuck for %d seconds and has been aborted", int(now.Sub(w.lastProgress).Seconds())))
 	}
-	return ""
+	if w.budget <= 0 || now.Sub(w.start) <= w.budget {
+		return nil
+	}
+	if w.plan.WorkloadDisruption && w.plan.PostCopy {
+		w.postCopy = true
+		return remedy(ctx, cl, "migrate-postcopy")
+	}
+	// Upstream pauses the guest when only workload disruption is allowed;
+	// a guest paused there would arrive paused, which the target's
+	// launcher does not take as arrived yet: the copy is aborted instead.
+	return abort(ctx, cl, fmt.Sprintf("Live migration is not completed after %d seconds and has been aborted", int(now.Sub(w.start).Seconds())))
+}
+
+// remedy asks the source's launcher for verb; one it cannot apply ends
+// the copy.
+func remedy(ctx context.Context, cl *launcher.Client, verb string) error {
+	if err := cl.Command(ctx, verb); err != nil {
+		return abort(ctx, cl, fmt.Sprintf("Live migration failed %v", err))
+	}
+	return nil
+}
+
+// abort stops the copy and fails the step with why.
+func abort(ctx context.Context, cl *launcher.Client, why string) error {
+	if err := cl.Command(ctx, "migrate-abort"); err != nil {
+		slog.Warn("aborting a migration", "why", why, "error", err)
+	}
+	return failed(why)
 }
 
 // failed is a copy that ended without moving the guest; the workflow

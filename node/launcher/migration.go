@@ -97,6 +97,19 @@ func (l *launcher) migrationStatus(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(st)
 }
 
+func (l *launcher) postCopy(w http.ResponseWriter, r *http.Request) {
+	if l.migration.status().Phase != MigrationRunning {
+		http.Error(w, "no migration of this domain is running", http.StatusConflict)
+		return
+	}
+	if err := l.hv.StartPostCopy(r.Context(), l.name); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	logf("migration of %s switched to post-copy", l.name)
+	w.WriteHeader(http.StatusNoContent)
+}
+
 func (l *launcher) abortMigration(w http.ResponseWriter, r *http.Request) {
 	if l.migration.status().Phase != MigrationRunning {
 		http.Error(w, "no migration of this domain is running", http.StatusConflict)

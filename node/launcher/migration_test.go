@@ -124,3 +124,15 @@ func TestADomainGoneBeforeTheMigrationReturnedIsNotTakenForAnEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ReasonMigrated, final.Reason)
 }
+
+func TestARunningMigrationSwitchesToPostCopyOnRequest(t *testing.T) {
+	l, _, c := migratingLauncher(t)
+	ctx := context.Background()
+	require.ErrorContains(t, c.Command(ctx, "migrate-postcopy"), "no migration of this domain is running")
+	src := l.hv.(*libvirtfake.Hypervisor)
+	src.Returning = make(chan struct{})
+	defer close(src.Returning)
+	require.NoError(t, c.Migrate(ctx, "m-1", libvirt.MigrateOptions{DestURI: "qemu+unix:///session?socket=/target.sock", PostCopy: true}))
+	require.NoError(t, c.Command(ctx, "migrate-postcopy"))
+	require.Equal(t, []string{"ns_vm"}, src.PostCopied)
+}

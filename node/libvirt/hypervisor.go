@@ -77,6 +77,10 @@ type Hypervisor interface {
 	// AbortJob cancels the domain's running job; an aborted migration
 	// leaves the domain running where it was.
 	AbortJob(ctx context.Context, name string) error
+	// StartPostCopy switches the domain's running migration, started with
+	// post-copy allowed, to post-copy: the guest runs on the target from
+	// then on, fetching the pages it still lacks.
+	StartPostCopy(ctx context.Context, name string) error
 	// Screenshot captures the domain's primary display as PNG.
 	Screenshot(ctx context.Context, name string) ([]byte, error)
 	// Close releases the connection.

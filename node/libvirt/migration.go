@@ -96,6 +96,10 @@ func (h *conn) MigrationProgress(_ context.Context, name string) (JobProgress, e
 	return p, err
 }
 
+func (h *conn) StartPostCopy(_ context.Context, name string) error {
+	return h.do(name, "switching to post-copy the migration of", func(d *golibvirt.Domain) error { return d.MigrateStartPostCopy(0) })
+}
+
 func (h *conn) AbortJob(_ context.Context, name string) error {
 	return h.do(name, "aborting the job of", (*golibvirt.Domain).AbortJob)
 }

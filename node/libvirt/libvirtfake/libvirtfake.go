@@ -46,6 +46,8 @@ type Hypervisor struct {
 	// aborted.
 	Migrations []libvirt.MigrateOptions
 	Aborted    []string
+	// PostCopied records the migrations switched to post-copy.
+	PostCopied []string
 }
 
 // New returns an empty fake hypervisor.

@@ -51,6 +51,15 @@ func (f *Hypervisor) MigrationProgress(ctx context.Context, name string) (libvir
 	return f.Progress, nil
 }
 
+// StartPostCopy records the switch; the fake moves a domain at once, so
+// the domain may already be gone.
+func (f *Hypervisor) StartPostCopy(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.PostCopied = append(f.PostCopied, name)
+	return nil
+}
+
 // AbortJob records the abort of a domain it knows.
 func (f *Hypervisor) AbortJob(ctx context.Context, name string) error {
 	if _, err := f.Lookup(ctx, name); err != nil {
