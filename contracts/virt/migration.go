@@ -123,12 +123,21 @@ type MigrateResult struct {
 // Progress is the workflow's memo while it runs: the VMIM's phase and
 // the copy's counters.
 type Progress struct {
-	Phase         string `json:"phase"`
-	DataTotal     uint64 `json:"dataTotal,omitempty"`
-	DataProcessed uint64 `json:"dataProcessed,omitempty"`
-	DataRemaining uint64 `json:"dataRemaining,omitempty"`
-	DirtyRate     uint64 `json:"dirtyRate,omitempty"`
-	Iteration     uint64 `json:"iteration,omitempty"`
+	Phase string `json:"phase"`
+	// Transitions are every phase so far with when it began, in order:
+	// the VMIM shows them all, however quickly they passed.
+	Transitions   []Transition `json:"transitions,omitempty"`
+	DataTotal     uint64       `json:"dataTotal,omitempty"`
+	DataProcessed uint64       `json:"dataProcessed,omitempty"`
+	DataRemaining uint64       `json:"dataRemaining,omitempty"`
+	DirtyRate     uint64       `json:"dirtyRate,omitempty"`
+	Iteration     uint64       `json:"iteration,omitempty"`
+}
+
+// Transition is when a migration entered a phase.
+type Transition struct {
+	Phase string    `json:"phase"`
+	At    time.Time `json:"at"`
 }
 
 // ProgressMemoKey is the memo entry holding Progress.

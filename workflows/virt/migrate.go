@@ -43,6 +43,8 @@ type migration struct {
 	req virt.NodeRequest
 	// copying is set once the source was told to copy.
 	copying bool
+	// transitions are the phases published so far.
+	transitions []virt.Transition
 }
 
 // run takes the migration from scheduling to the target running.
@@ -98,7 +100,9 @@ func (m *migration) handOverIfMoved(ctx workflow.Context) error {
 
 // phase publishes the VMIM's phase in the workflow's memo.
 func (m *migration) phase(ctx workflow.Context, phase string) error {
-	if err := workflow.UpsertMemo(ctx, map[string]any{virt.ProgressMemoKey: virt.Progress{Phase: phase}}); err != nil {
+	m.transitions = append(m.transitions, virt.Transition{Phase: phase, At: workflow.Now(ctx).UTC()})
+	progress := virt.Progress{Phase: phase, Transitions: m.transitions}
+	if err := workflow.UpsertMemo(ctx, map[string]any{virt.ProgressMemoKey: progress}); err != nil {
 		return fmt.Errorf("publishing phase %s: %w", phase, err)
 	}
 	return nil

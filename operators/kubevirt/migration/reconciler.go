@@ -95,6 +95,10 @@ func (r *Reconciler) report(ctx context.Context, m *kubevirtv1.VirtualMachineIns
 	if m.IsFinal() {
 		// A final phase stays, whatever Temporal still remembers.
 		phase = m.Status.Phase
+	} else {
+		for _, tr := range v.progress.Transitions {
+			enter(m, kubevirtv1.VirtualMachineInstanceMigrationPhase(tr.Phase), metav1.NewTime(tr.At))
+		}
 	}
 	setPhase(m, phase)
 	if final && !m.IsFinal() {
@@ -149,15 +153,25 @@ func phaseOf(run workflowreconcile.Run, p virt.Progress) (kubevirtv1.VirtualMach
 	return kubevirtv1.MigrationFailed, true
 }
 
-// setPhase records a new phase and when it began, as upstream's
-// phaseTransitionTimestamps.
+// setPhase records a new phase, beginning now.
 func setPhase(m *kubevirtv1.VirtualMachineInstanceMigration, phase kubevirtv1.VirtualMachineInstanceMigrationPhase) {
-	if phase == "" || m.Status.Phase == phase {
-		return
+	if phase != "" && m.Status.Phase != phase {
+		enter(m, phase, metav1.Now())
+	}
+}
+
+// enter records a phase the migration entered at, once, as upstream's
+// phaseTransitionTimestamps: the workflow publishes each phase with its
+// time, so one the controller did not see still shows.
+func enter(m *kubevirtv1.VirtualMachineInstanceMigration, phase kubevirtv1.VirtualMachineInstanceMigrationPhase, at metav1.Time) {
+	for _, t := range m.Status.PhaseTransitionTimestamps {
+		if t.Phase == phase {
+			return
+		}
 	}
 	m.Status.Phase = phase
 	m.Status.PhaseTransitionTimestamps = append(m.Status.PhaseTransitionTimestamps,
-		kubevirtv1.VirtualMachineInstanceMigrationPhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: metav1.Now()})
+		kubevirtv1.VirtualMachineInstanceMigrationPhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: at})
 }
 
 // announce records the migration's end on the VMIM, with upstream's

@@ -3,6 +3,7 @@ package migration
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -97,12 +98,20 @@ func TestAMigrationRunsAsOneWorkflowWhosePhaseTheVMIMShows(t *testing.T) {
 	require.Equal(t, kubevirtv1.MigrationPending, got.Status.Phase)
 
 	id := virt.MigrateWorkflowID("m-1")
-	tc.memo[id] = virt.Progress{Phase: virt.PhaseRunning}
+	var passed []virt.Transition
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	for i, p := range []string{virt.PhasePending, virt.PhaseScheduling, virt.PhaseScheduled, virt.PhasePreparingTarget, virt.PhaseTargetReady, virt.PhaseRunning} {
+		passed = append(passed, virt.Transition{Phase: p, At: at.Add(time.Duration(i) * time.Second)})
+	}
+	tc.memo[id] = virt.Progress{Phase: virt.PhaseRunning, Transitions: passed}
 	got = reconcileAndRead(t, r, c)
 	require.Equal(t, kubevirtv1.MigrationRunning, got.Status.Phase)
 	require.Len(t, tc.started, 1, "started once")
+	require.Len(t, got.Status.PhaseTransitionTimestamps, 6, "every phase the workflow passed, seen or not")
+	require.Equal(t, at.Add(2*time.Second), got.Status.PhaseTransitionTimestamps[2].PhaseTransitionTimestamp.UTC(), "Scheduled, when the workflow entered it")
 
-	tc.status[id], tc.memo[id] = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, virt.Progress{Phase: virt.PhaseSucceeded}
+	passed = append(passed, virt.Transition{Phase: virt.PhaseSucceeded, At: at.Add(10 * time.Second)})
+	tc.status[id], tc.memo[id] = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, virt.Progress{Phase: virt.PhaseSucceeded, Transitions: passed}
 	vmi.Status.MigrationState = &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: "m-1", TargetNode: "node-2", Completed: true}
 	require.NoError(t, c.Update(context.Background(), vmi))
 	got = reconcileAndRead(t, r, c)
@@ -112,7 +121,9 @@ func TestAMigrationRunsAsOneWorkflowWhosePhaseTheVMIMShows(t *testing.T) {
 	for _, p := range got.Status.PhaseTransitionTimestamps {
 		phases = append(phases, p.Phase)
 	}
-	require.Equal(t, []kubevirtv1.VirtualMachineInstanceMigrationPhase{kubevirtv1.MigrationPending, kubevirtv1.MigrationRunning, kubevirtv1.MigrationSucceeded}, phases)
+	require.Equal(t, []kubevirtv1.VirtualMachineInstanceMigrationPhase{kubevirtv1.MigrationPending, kubevirtv1.MigrationScheduling,
+		kubevirtv1.MigrationScheduled, kubevirtv1.MigrationPreparingTarget, kubevirtv1.MigrationTargetReady, kubevirtv1.MigrationRunning,
+		kubevirtv1.MigrationSucceeded}, phases)
 }
 
 func TestAFailedOrCancelledWorkflowFailsTheMigrationAndAFinalPhaseStays(t *testing.T) {
