@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -397,4 +398,23 @@ func TestACopyPastItsBudgetSwitchesToPostCopyOrIsAborted(t *testing.T) {
 			src.set(func(f *scriptedLauncher) { require.Equal(t, tc.wantVerbs, f.verbs) })
 		})
 	}
+}
+
+func TestACopysJobIsExportedWhileItRuns(t *testing.T) {
+	w := newMigrationWorld(t)
+	src := launcherOf(t, w.source, w.srcPod)
+	w.req.Endpoint = virt.TargetEndpoint{Address: "127.0.0.1", Ports: map[string]int{"40001": 0, "40002": 49152}}
+	seen := make(chan float64, 1)
+	src.onMigrate = func(f *scriptedLauncher) {
+		f.migration.Progress = libvirt.JobProgress{Active: true, DataTotal: 300, DataRemaining: 100, DataProcessed: 200}
+		go func() {
+			require.Eventually(t, func() bool { return testutil.CollectAndCount(migrationLeft) == 1 }, 5*time.Second, 10*time.Millisecond)
+			seen <- testutil.ToFloat64(migrationLeft.WithLabelValues("ns", "vm", "node-1"))
+			f.set(func(f *scriptedLauncher) { f.migration.Phase = launcher.MigrationSucceeded })
+		}()
+	}
+	_, err := execute(t, w.source, virt.MigrateDomainName, w.req)
+	require.NoError(t, err)
+	require.Equal(t, 100.0, <-seen, "kubevirt_vmi_migration_data_remaining_bytes while it ran")
+	require.Zero(t, testutil.CollectAndCount(migrationLeft), "its series go with it")
 }

@@ -126,6 +126,7 @@ func (m *Migrations) migrateOptions(ctx context.Context, req virt.NodeRequest, p
 // the plan's timeouts, with upstream's remedies and messages.
 func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *corev1.Pod, cl *launcher.Client) error {
 	w := newWatchdog(req.Plan, time.Now())
+	defer forgetCopy(req, m.r.cfg.NodeName)
 	for {
 		st, err := cl.Migration(ctx)
 		if err != nil {
@@ -138,6 +139,7 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 		case launcher.MigrationFailed:
 			return failed("Live migration failed " + st.Message)
 		}
+		reportCopy(req, m.r.cfg.NodeName, st.Progress)
 		if err := w.act(ctx, cl, st.Progress.DataRemaining, time.Now()); err != nil {
 			return err
 		}
