@@ -16,8 +16,11 @@ import (
 // HandOver makes the target the VMI's node once the guest runs there:
 // status.nodeName and the node label move to the node the target pod
 // runs on (read from the cluster, never taken from the input),
-// migrationState says completed, and the source pod, whose domain left,
-// goes. Repeated, it changes nothing more.
+// migrationState says completed, an evacuation that asked for the move is
+// over (status.evacuationNodeName cleared, in the same write, so the
+// evacuation controller never sees the VMI moved yet still marked), and
+// the source pod, whose domain left, goes. Repeated, it changes nothing
+// more.
 func (a *Activities) HandOver(ctx context.Context, req virt.NodeRequest) error {
 	vmi, err := a.vmi(ctx, req.VMI)
 	if err != nil {
@@ -45,6 +48,7 @@ func (a *Activities) HandOver(ctx context.Context, req virt.NodeRequest) error {
 		st.Completed, st.EndTimestamp, st.TargetNode, st.TargetPod = true, &now, req.Target.Node, req.Target.Pod
 		st.TargetNodeAddress, st.TargetDirectMigrationNodePorts = req.Endpoint.Address, req.Endpoint.Ports
 		vmi.Status.NodeName = req.Target.Node
+		vmi.Status.EvacuationNodeName = ""
 		if err := a.Client.Status().Patch(ctx, vmi, client.MergeFrom(before)); err != nil {
 			return fmt.Errorf("handing VMI %s to %s: %w", vmi.Name, req.Target.Node, err)
 		}

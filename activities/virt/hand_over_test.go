@@ -23,7 +23,9 @@ func targetOn(node string) *corev1.Pod {
 
 func TestTheHandOverMovesTheVMIToItsTargetAndRemovesTheSource(t *testing.T) {
 	ctx := context.Background()
-	a, c := planWorld(t, runningVMI(), targetOn("node-2"))
+	evacuated := runningVMI()
+	evacuated.Status.EvacuationNodeName = "node-1"
+	a, c := planWorld(t, evacuated, targetOn("node-2"))
 	_, err := a.PlanMigration(ctx, planInput)
 	require.NoError(t, err)
 	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Plan: virt.MigrationPlan{Source: virt.Side{Node: "node-1", Pod: "virt-launcher-vm-aaaaa"}},
@@ -35,6 +37,7 @@ func TestTheHandOverMovesTheVMIToItsTargetAndRemovesTheSource(t *testing.T) {
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
 	require.Equal(t, "node-2", vmi.Status.NodeName)
 	require.Equal(t, "node-2", vmi.Labels[kubevirtv1.NodeNameLabel])
+	require.Empty(t, vmi.Status.EvacuationNodeName, "the evacuation that asked for the move is over")
 	st := vmi.Status.MigrationState
 	require.True(t, st.Completed)
 	require.False(t, st.Failed)

@@ -64,6 +64,7 @@ func handlers(mgr ctrl.Manager, agentTLS *tls.Config) manager.Build {
 		for path, h := range virtadmission.Webhooks(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader()) {
 			mux.Handle(path, h)
 		}
+		mux.Handle(virtadmission.PodEvictionValidatePath, virtadmission.PodEvictionWebhook(mgr.GetAPIReader(), c))
 		mux.Handle("/", api.Handler())
 		return mux, clientCAs, nil
 	}

@@ -1,6 +1,7 @@
 // Package virtcontroller is the virt-controller command: the VirtualMachine
 // and VirtualMachineInstance controllers, which render launcher pods, and
-// the migration controller, which runs each migration as a workflow, with
+// the migration controller, which runs each migration as a workflow, and
+// the evacuation controller, which migrates the VMIs a drain evicts, with
 // one leader among its replicas.
 package virtcontroller
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/virtflow/virtflow/commands/manager"
 	"github.com/virtflow/virtflow/contracts/temporalauth"
+	"github.com/virtflow/virtflow/operators/kubevirt/evacuation"
 	"github.com/virtflow/virtflow/operators/kubevirt/migration"
 	"github.com/virtflow/virtflow/operators/kubevirt/vm"
 	"github.com/virtflow/virtflow/operators/kubevirt/vmi"
@@ -27,6 +29,10 @@ func Main(ctx context.Context, args []string) error {
 		rec := mgr.GetEventRecorderFor("virt-controller")
 		migrations := &migration.Reconciler{Client: mgr.GetClient(), Temporal: tc, TaskQueue: temporalauth.ControlTaskQueue, Recorder: rec}
 		if err := migrations.SetupWithManager(mgr); err != nil {
+			return err
+		}
+		evacuations := &evacuation.Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: rec}
+		if err := evacuations.SetupWithManager(mgr); err != nil {
 			return err
 		}
 		if err := (&vmi.Reconciler{Client: mgr.GetClient(), Recorder: rec}).SetupWithManager(mgr); err != nil {

@@ -68,6 +68,9 @@ func apiServerRules() []rbacv1.PolicyRule {
 		// The VM actions read through the manager's cache and patch.
 		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch", "patch"}, "virtualmachines", "virtualmachineinstances"),
 		workloads.Rule(kubevirtGroup, []string{"patch"}, "virtualmachines/status"),
+		// The eviction interceptor marks a launcher's VMI for evacuation
+		// (status.evacuationNodeName).
+		workloads.Rule(kubevirtGroup, []string{"patch"}, "virtualmachineinstances/status"),
 		// The migrate subresource creates migrations; their admission
 		// looks for one already in flight (a direct list, not a cache).
 		workloads.Rule(kubevirtGroup, []string{"create", "list"}, "virtualmachineinstancemigrations"),
@@ -104,8 +107,11 @@ func controllerRules() []rbacv1.PolicyRule {
 		workloads.Rule(kubevirtGroup, []string{"update"}, "virtualmachines/finalizers",
 			"virtualmachineinstances/finalizers", "virtualmachineinstancereplicasets/finalizers"),
 		// Migrations: held by a finalizer until their workflow ends, their
-		// phase mirrored.
-		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch", "update", "patch"}, "virtualmachineinstancemigrations"),
+		// phase mirrored; evacuations create them.
+		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch", "create", "update", "patch"}, "virtualmachineinstancemigrations"),
+		// Evacuations follow the cluster's eviction strategy and migration
+		// limits.
+		workloads.Rule(kubevirtGroup, workloads.Read, "kubevirts"),
 		workloads.Rule(kubevirtGroup, []string{"update", "patch"}, "virtualmachineinstancemigrations/status"),
 		workloads.Rule(kubevirtGroup, []string{"update"}, "virtualmachineinstancemigrations/finalizers"),
 		workloads.Rule("pool.kubevirt.io", []string{"get", "list", "watch", "update", "patch"}, "virtualmachinepools"),

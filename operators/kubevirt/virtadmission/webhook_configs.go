@@ -18,11 +18,12 @@ var createUpd = webhookconfig.CreateUpdate
 // as v1.
 const migrationsResource = "virtualmachineinstancemigrations"
 
-// ValidatingWebhooks are virt-api's validators (VMs, VMIs, replica sets,
-// pools, presets, the KubeVirt delete guard, migrations), named as
-// upstream's.
+// ValidatingWebhooks are virt-api's validators (launcher pod evictions,
+// VMs, VMIs, replica sets, pools, presets, the KubeVirt delete guard,
+// migrations), named as upstream's.
 func ValidatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1.ValidatingWebhook {
 	return []admissionregistrationv1.ValidatingWebhook{
+		podEvictionWebhook(cc),
 		webhookconfig.Validating(cc, "virtualmachine-validator.kubevirt.io", VMValidatePath, webhookconfig.Rules("kubevirt.io", "v1", "virtualmachines", createUpd...)),
 		webhookconfig.Validating(cc, "virtualmachineinstances-create-validator.kubevirt.io", VMIValidatePath,
 			webhookconfig.Rules("kubevirt.io", "v1", "virtualmachineinstances", admissionregistrationv1.Create)),
@@ -38,6 +39,21 @@ func ValidatingWebhooks(cc webhookconfig.ClientConfig) []admissionregistrationv1
 		webhookconfig.Validating(cc, "migration-update-validator.kubevirt.io", MigrationUpdateValidatePath,
 			webhookconfig.Rules("kubevirt.io", "v1", migrationsResource, admissionregistrationv1.Update)),
 	}
+}
+
+// podEvictionWebhook is upstream's launcher eviction interceptor: every
+// operation on pods/eviction (only CREATE exists), launcher pods alone by
+// their name, as upstream's matchCondition, so other evictions never wait
+// on virt-api. Marking a VMI is its side effect, skipped on dry runs.
+func podEvictionWebhook(cc webhookconfig.ClientConfig) admissionregistrationv1.ValidatingWebhook {
+	h := webhookconfig.Validating(cc, "virt-launcher-eviction-interceptor.kubevirt.io", PodEvictionValidatePath,
+		webhookconfig.Rules("", "v1", "pods/eviction", admissionregistrationv1.OperationAll))
+	onDryRun := admissionregistrationv1.SideEffectClassNoneOnDryRun
+	h.SideEffects = &onDryRun
+	h.MatchConditions = []admissionregistrationv1.MatchCondition{
+		{Name: "only-vms", Expression: `object.metadata.name.startsWith("virt-launcher")`},
+	}
+	return h
 }
 
 // MutatingWebhooks are virt-api's VirtualMachine and
@@ -78,4 +94,10 @@ func Webhooks(dec admission.Decoder, reader client.Reader) map[string]http.Handl
 		MigrationUpdateValidatePath: &webhook.Admission{Handler: MigrationUpdateValidator{}},
 		MigrationMutatePath:         &webhook.Admission{Handler: MigrationMutator{}},
 	}
+}
+
+// PodEvictionWebhook is the handler of the launcher eviction interceptor:
+// reader reads pods and VMIs as they are now, writer marks VMIs.
+func PodEvictionWebhook(reader client.Reader, writer client.Client) http.Handler {
+	return &webhook.Admission{Handler: &PodEvictionValidator{Reader: reader, Writer: writer}}
 }
