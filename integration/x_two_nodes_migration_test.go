@@ -188,3 +188,45 @@ func requireCancelled(t *testing.T, n *upRun, mig *kubevirtv1.VirtualMachineInst
 		require.NotNil(t, p.DeletionTimestamp, "the target pod %s goes with the migration", p.Name)
 	}
 }
+
+// TestADrainMovesALiveMigrateGuestOffItsNode drains the first node of a
+// guest with evictionStrategy LiveMigrate: the eviction is refused with
+// upstream's 429 while an evacuation migration moves the guest, and
+// `kubectl drain` completes once its launcher pod is gone, the guest
+// running on the second node.
+func TestADrainMovesALiveMigrateGuestOffItsNode(t *testing.T) {
+	n := onTwoNodes(t)
+	ctx := context.Background()
+	ns := n.namespace(t)
+	vm := testGuestVM("drained", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	strategy := kubevirtv1.EvictionStrategyLiveMigrate
+	vm.Spec.Template.Spec.EvictionStrategy = &strategy
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
+	key := crclient.ObjectKeyFromObject(vm)
+	vmi := runningVMI(t, n.c, key)
+	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
+	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
+
+	uncordon(t, n, "virtflow-node-2")
+	t.Cleanup(func() {
+		if out, err := n.kubectl("uncordon", "virtflow-node-1").CombinedOutput(); err != nil {
+			t.Errorf("uncordoning the first node: %v: %s", err, out)
+		}
+	})
+	out, err := n.kubectl("drain", "virtflow-node-1", "--ignore-daemonsets", "--delete-emptydir-data",
+		"--pod-selector", "vm.kubevirt.io/name=drained", "--timeout", "4m").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), `Eviction triggered evacuation of VMI "`+ns+`/drained"`, "upstream's refusal, which drain retries")
+
+	require.NoError(t, n.c.Get(ctx, key, vmi))
+	require.Equal(t, "virtflow-node-2", vmi.Status.NodeName)
+	require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
+	require.Empty(t, vmi.Status.EvacuationNodeName, "cleared once the guest moved")
+	list := &kubevirtv1.VirtualMachineInstanceMigrationList{}
+	require.NoError(t, n.c.List(ctx, list, crclient.InNamespace(ns)))
+	require.Len(t, list.Items, 1)
+	require.True(t, strings.HasPrefix(list.Items[0].Name, "kubevirt-evacuation-"))
+	require.Equal(t, kubevirtv1.MigrationSucceeded, list.Items[0].Status.Phase)
+}
