@@ -97,27 +97,19 @@ func (l *launcher) migrationStatus(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(st)
 }
 
-func (l *launcher) postCopy(w http.ResponseWriter, r *http.Request) {
-	if l.migration.status().Phase != MigrationRunning {
-		http.Error(w, "no migration of this domain is running", http.StatusConflict)
-		return
+// onRunningMigration acts on the domain's running migration with act
+// (libvirt's abort, or the switch to post-copy); with none running it
+// answers 409.
+func (l *launcher) onRunningMigration(act func(context.Context, string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l.migration.status().Phase != MigrationRunning {
+			http.Error(w, "no migration of this domain is running", http.StatusConflict)
+			return
+		}
+		if err := act(r.Context(), l.name); err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	}
-	if err := l.hv.StartPostCopy(r.Context(), l.name); err != nil {
-		http.Error(w, err.Error(), http.StatusConflict)
-		return
-	}
-	logf("migration of %s switched to post-copy", l.name)
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (l *launcher) abortMigration(w http.ResponseWriter, r *http.Request) {
-	if l.migration.status().Phase != MigrationRunning {
-		http.Error(w, "no migration of this domain is running", http.StatusConflict)
-		return
-	}
-	if err := l.hv.AbortJob(r.Context(), l.name); err != nil {
-		http.Error(w, err.Error(), http.StatusConflict)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }

@@ -60,8 +60,8 @@ func serve(path string, l *launcher) (*http.Server, error) {
 	}
 	mux.HandleFunc("PUT /v1/migrate", l.migrate)
 	mux.HandleFunc("GET /v1/migration", l.migrationStatus)
-	mux.HandleFunc("PUT /v1/migrate-abort", l.abortMigration)
-	mux.HandleFunc("PUT /v1/migrate-postcopy", l.postCopy)
+	mux.HandleFunc("PUT /v1/migrate-abort", l.onRunningMigration(l.hv.AbortJob))
+	mux.HandleFunc("PUT /v1/migrate-postcopy", l.onRunningMigration(l.hv.StartPostCopy))
 	mux.HandleFunc("PUT /v1/freeze", l.freeze)
 	mux.HandleFunc("PUT /v1/unfreeze", l.unfreeze)
 	mux.HandleFunc("GET /v1/console", l.console)
