@@ -132,10 +132,13 @@ func newMigrationWorld(t *testing.T) *migrationWorld {
 		srcPod: pod("virt-launcher-vm-aaaaa", "node-1", "src", map[string]string{}),
 		tgtPod: pod("virt-launcher-vm-bbbbb", "node-2", "tgt", map[string]string{kubevirtv1.MigrationJobLabel: "mig-1"}),
 	}
-	w.c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(vmi, w.srcPod, w.tgtPod).Build()
+	agent2 := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kubevirt-hyperconverged", Name: "virt-handler-b", Labels: map[string]string{"kubevirt.io": "virt-handler"}},
+		Spec: corev1.PodSpec{NodeName: "node-2"}, Status: corev1.PodStatus{PodIP: "127.0.0.1"}}
+	w.c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(vmi, w.srcPod, w.tgtPod, agent2).Build()
 	certs := agentCerts(t)
 	agent := func(node string) *Migrations {
-		return NewMigrations(w.c, Config{NodeName: node, NodeIP: "127.0.0.1", KubeletRoot: t.TempDir(), UID: os.Getuid(), GID: os.Getgid()}, certs)
+		return NewMigrations(w.c, Config{NodeName: node, NodeIP: "127.0.0.1", KubeletRoot: t.TempDir(), UID: os.Getuid(), GID: os.Getgid(),
+			Namespace: "kubevirt-hyperconverged"}, certs)
 	}
 	w.source, w.target = agent("node-1"), agent("node-2")
 	w.req = virt.NodeRequest{
@@ -417,4 +420,15 @@ func TestACopysJobIsExportedWhileItRuns(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 100.0, <-seen, "kubevirt_vmi_migration_data_remaining_bytes while it ran")
 	require.Zero(t, testutil.CollectAndCount(migrationLeft), "its series go with it")
+}
+
+// The source sends the guest only to the node agent of the target pod's
+// node, whatever address its request names.
+func TestTheSourceSendsTheGuestOnlyToTheTargetNodesAgent(t *testing.T) {
+	w := newMigrationWorld(t)
+	src := launcherOf(t, w.source, w.srcPod)
+	w.req.Endpoint = virt.TargetEndpoint{Address: "10.9.9.9", Ports: map[string]int{"40001": 0, "40002": 49152}}
+	_, err := execute(t, w.source, virt.MigrateDomainName, w.req)
+	requireNonRetryable(t, err, virt.ErrTypeMigrationRefused, `10.9.9.9 is not the node agent of node "node-2"`)
+	require.Empty(t, src.requests, "no copy started")
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/contracts/virt"
 	"github.com/virtflow/virtflow/kube/migrationpods"
@@ -47,6 +48,9 @@ func (m *Migrations) MigrateDomain(ctx context.Context, req virt.NodeRequest) er
 			return m.monitor(ctx, req, pod, cl)
 		}
 	}
+	if err := m.checkEndpoint(ctx, req); err != nil {
+		return err
+	}
 	src, err := m.listenSource(ctx, req, pod)
 	if err != nil {
 		return err
@@ -73,6 +77,27 @@ func (m *Migrations) endedWithoutLauncher(pod *corev1.Pod, req virt.NodeRequest,
 		return failed("Live migration failed: the source's guest ended: " + final.Message)
 	}
 	return fmt.Errorf("reading the migration of pod %s: %w", pod.Name, cause)
+}
+
+// checkEndpoint takes the target's address from the cluster, not from
+// the request: the guest's memory goes only to the node agent of the node
+// the migration's target pod runs on.
+func (m *Migrations) checkEndpoint(ctx context.Context, req virt.NodeRequest) error {
+	target, err := migrationpods.Target(ctx, m.r.c, req)
+	if err != nil {
+		return fmt.Errorf("reading the target pod: %w", err)
+	}
+	agents := &corev1.PodList{}
+	if err := m.r.c.List(ctx, agents, client.InNamespace(m.r.cfg.Namespace), client.MatchingLabels{"kubevirt.io": "virt-handler"}); err != nil {
+		return fmt.Errorf("listing the node agents: %w", err)
+	}
+	for _, a := range agents.Items {
+		if a.Spec.NodeName == target.Spec.NodeName && a.Status.PodIP == req.Endpoint.Address && target.Spec.NodeName != m.r.cfg.NodeName {
+			return nil
+		}
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s is not the node agent of node %q, where the target pod %s runs",
+		req.Endpoint.Address, target.Spec.NodeName, target.Name), virt.ErrTypeMigrationRefused, nil)
 }
 
 // listenSource opens the streams' sockets in the source pod, each joined
