@@ -70,10 +70,11 @@ func (a *Activities) HandOver(ctx context.Context, req virt.NodeRequest) error {
 }
 
 // RemoveTarget removes the target pod of a migration that did not move
-// the guest.
+// the guest. A request naming no pod comes from a creation the
+// cancellation interrupted: the pod, if made, has the migration's name.
 func (a *Activities) RemoveTarget(ctx context.Context, req virt.NodeRequest) error {
 	if req.Target.Pod == "" {
-		return nil
+		req.Target.Pod = targetPodName(req.VMI.Name, req.Migration.UID)
 	}
 	target, err := a.targetPodOf(ctx, req)
 	if gone(err) {

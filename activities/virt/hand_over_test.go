@@ -95,3 +95,17 @@ func TestTheHandOverChecksWhatItIsGiven(t *testing.T) {
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "vm"}, vmi))
 	require.Equal(t, "node-1", vmi.Status.NodeName, "nothing was written")
 }
+
+func TestATargetWhoseCreationWasInterruptedIsFoundByItsMigration(t *testing.T) {
+	ctx := context.Background()
+	mig := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "mig", UID: "m-1"},
+		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: "vm"}}
+	a, c := planWorld(t, runningVMI(), mig)
+	req := virt.NodeRequest{Migration: planInput.Migration, VMI: planInput.VMI, Plan: virt.MigrationPlan{Source: virt.Side{Node: "node-1", Pod: "virt-launcher-vm-aaaaa"}}}
+	name, err := a.CreateTargetPod(ctx, req)
+	require.NoError(t, err)
+	require.NoError(t, a.RemoveTarget(ctx, req), "the workflow never heard the pod's name")
+	err = c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: name}, &corev1.Pod{})
+	require.True(t, apierrors.IsNotFound(err), "the pod the creation made goes")
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "virt-launcher-vm-aaaaa"}, &corev1.Pod{}), "the source stays")
+}

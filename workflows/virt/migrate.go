@@ -22,13 +22,14 @@ import (
 // goes.
 func MigrateVirtualMachineInstance(ctx workflow.Context, in virt.MigrateInput) (virt.MigrateResult, error) {
 	m := &migration{req: virt.NodeRequest{Migration: in.Migration, VMI: in.VMI}}
+	m.settlesSteps = workflow.GetVersion(ctx, settledStepsChange, workflow.DefaultVersion, 1) >= 1
 	if err := m.phase(ctx, virt.PhasePending); err != nil {
 		return virt.MigrateResult{}, err
 	}
-	plan, err := virt.PlanMigration.Execute(workflow.WithActivityOptions(ctx, controlOptions()), in)
+	plan, err := virt.PlanMigration.Execute(m.controlCtx(ctx), in)
 	if err != nil {
 		// Nothing was started: the VMI stays where it is, untouched.
-		return m.end(ctx, virt.MigrateResult{Phase: virt.PhaseFailed, Reason: reasonOf(err)}, false)
+		return m.refused(ctx, err)
 	}
 	m.req.Plan = plan
 	err = m.run(ctx)
@@ -41,19 +42,25 @@ func MigrateVirtualMachineInstance(ctx workflow.Context, in virt.MigrateInput) (
 // migration is one run's state: the request its steps share.
 type migration struct {
 	req virt.NodeRequest
+	// creating is set once the target pod's creation was asked for: a
+	// cancellation can end the step before its name comes back.
+	creating bool
 	// copying is set once the source was told to copy.
 	copying bool
+	// settlesSteps is false in runs started before a cancellation waited
+	// for the control step it interrupted; they replay as they ran.
+	settlesSteps bool
 	// transitions are the phases published so far.
 	transitions []virt.Transition
 }
 
 // run takes the migration from scheduling to the target running.
 func (m *migration) run(ctx workflow.Context) error {
-	control := workflow.WithActivityOptions(ctx, controlOptions())
 	if err := m.phase(ctx, virt.PhaseScheduling); err != nil {
 		return err
 	}
-	pod, err := virt.CreateTargetPod.Execute(control, m.req)
+	m.creating = m.settlesSteps
+	pod, err := virt.CreateTargetPod.Execute(m.controlCtx(ctx), m.req)
 	if err != nil {
 		return err
 	}
@@ -95,7 +102,7 @@ func (m *migration) handOverIfMoved(ctx workflow.Context) error {
 			fmt.Sprintf("the copy ended but the target does not run the guest (source %s, target %s)", copies.Source, copies.Target),
 			virt.ErrTypeMigrationFailed, nil)
 	}
-	return virt.HandOver.Execute(workflow.WithActivityOptions(ctx, controlOptions()), m.req)
+	return virt.HandOver.Execute(m.controlCtx(ctx), m.req)
 }
 
 // phase publishes the VMIM's phase in the workflow's memo.

@@ -196,3 +196,56 @@ func TestATargetThatNeverScheduledLeavesOnlyTheSource(t *testing.T) {
 	require.Equal(t, "unschedulable pod ns/virt-launcher-vm-bbbbb timeout period exceeded", res.Reason)
 	env.AssertExpectations(t)
 }
+
+// cancelDuring makes a step a long one cancelled through the VMIM's
+// deletion meanwhile. (The test environment does not wait for a step a
+// cancellation interrupts, as the server does; only what runs after is
+// checked here.)
+func cancelDuring(env *testsuite.TestWorkflowEnvironment) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		go env.CancelWorkflow()
+		<-ctx.Done()
+		return ctx.Err()
+	}
+}
+
+func TestACancelDuringTheTargetsCreationRemovesWhatItMade(t *testing.T) {
+	env := newEnv()
+	env.OnActivity(virt.PlanMigrationName, mock.Anything, testInput).Return(testPlan, nil).Once()
+	cancel := cancelDuring(env)
+	env.OnActivity(virt.CreateTargetPodName, mock.Anything, mock.Anything).Return(func(ctx context.Context, _ virt.NodeRequest) (string, error) {
+		return "", cancel(ctx)
+	}).Once()
+	env.OnActivity(virt.ReadCopyName, mock.Anything, mock.Anything).Return(virt.CopyRunning, nil).Once()
+	var removal virt.NodeRequest
+	env.OnActivity(virt.RemoveTargetName, mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
+		removal = args.Get(1).(virt.NodeRequest)
+	}).Return(nil).Once()
+	env.OnActivity(virt.RecordMigrationEndName, mock.Anything, mock.Anything, mock.Anything).Return(nil).Once()
+
+	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
+
+	var canceled *temporal.CanceledError
+	require.ErrorAs(t, env.GetWorkflowError(), &canceled)
+	require.Empty(t, removal.Target.Pod, "the step finds the pod by its migration")
+	env.AssertExpectations(t)
+}
+
+func TestACancelWhileThePlanIsMadeStillRecordsTheEnd(t *testing.T) {
+	env := newEnv()
+	cancel := cancelDuring(env)
+	env.OnActivity(virt.PlanMigrationName, mock.Anything, testInput).Return(func(ctx context.Context, _ virt.MigrateInput) (virt.MigrationPlan, error) {
+		return virt.MigrationPlan{}, cancel(ctx)
+	}).Once()
+	var recorded virt.MigrateResult
+	env.OnActivity(virt.RecordMigrationEndName, mock.Anything, mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
+		recorded = args.Get(2).(virt.MigrateResult)
+	}).Return(nil).Once()
+
+	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
+
+	var canceled *temporal.CanceledError
+	require.ErrorAs(t, env.GetWorkflowError(), &canceled)
+	require.Equal(t, virt.PhaseFailed, recorded.Phase, "the plan may have written the start on the VMI")
+	env.AssertExpectations(t)
+}

@@ -35,6 +35,20 @@ func controlOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute, RetryPolicy: retry()}
 }
 
+// settledStepsChange versions a cancellation that waits for the control
+// step it interrupts (a pod it creates is then known) and records the end
+// of a migration cancelled while it was planned.
+const settledStepsChange = "migration-cancel-settles-control-steps"
+
+// controlCtx runs a control step that writes to the cluster. A
+// cancellation waits for it to end, so what it wrote is there when the
+// migration settles, never after.
+func (m *migration) controlCtx(ctx workflow.Context) workflow.Context {
+	o := controlOptions()
+	o.WaitForCancellation = m.settlesSteps
+	return workflow.WithActivityOptions(ctx, o)
+}
+
 // awaitOptions wait for the target pod, heartbeating what the pod says.
 func awaitOptions() workflow.ActivityOptions {
 	o := controlOptions()

@@ -41,12 +41,26 @@ func (m *migration) settle(ctx workflow.Context, cause error) (virt.MigrateResul
 		failed.Reason += "; no copy of the guest runs on either node"
 		return m.endFailed(dctx, failed, cause)
 	}
-	if m.req.Target.Pod != "" {
+	if m.req.Target.Pod != "" || m.creating {
+		// A create the cancellation interrupted left no name here; the
+		// step finds the pod by the migration it belongs to.
 		if err := virt.RemoveTarget.Execute(control, m.req); err != nil {
 			return virt.MigrateResult{}, err
 		}
 	}
 	return m.endFailed(dctx, failed, cause)
+}
+
+// refused ends a migration that never started: its plan was refused,
+// failed, or cancelled. The end is recorded even when cancelled, since the
+// plan may have written the migration's start on the VMI.
+func (m *migration) refused(ctx workflow.Context, cause error) (virt.MigrateResult, error) {
+	res := virt.MigrateResult{Phase: virt.PhaseFailed, Reason: reasonOf(cause)}
+	if !m.settlesSteps {
+		return m.end(ctx, res, false)
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	return m.endFailed(dctx, res, cause)
 }
 
 // endFailed records a migration that did not move the guest. A cancelled
