@@ -1,0 +1,101 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	migrationsv1alpha1 "kubevirt.io/api/migrations/v1alpha1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/wire/launcherpod"
+)
+
+// TestAMigrationCancelledMidwayLeavesTheGuestOnItsSource slows a
+// migration with a MigrationPolicy's bandwidth, sees that bandwidth set on
+// the source domain's migration, cancels the migration while the memory
+// is copied, and finds the guest on its source, in the same launcher,
+// still counting and answering on its address, the target gone.
+func TestAMigrationCancelledMidwayLeavesTheGuestOnItsSource(t *testing.T) {
+	n := onTwoNodes(t)
+	ctx := context.Background()
+	ns := n.namespace(t)
+	policy := slowPolicy(t, n, ns)
+	vm := testGuestVM("stayer", kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
+	require.NoError(t, n.c.Create(ctx, vm))
+	defer deleteVM(t, n.c, vm)
+	key := crclient.ObjectKeyFromObject(vm)
+	vmi := runningVMI(t, n.c, key)
+	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
+	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
+	source := launcherOn(t, n, key, "virtflow-node-1")
+	startCounter(t, n, key)
+	ip := vmiAddress(t, n, key)
+
+	uncordon(t, n, "virtflow-node-2")
+	mig := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow"},
+		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: vm.Name}}
+	require.NoError(t, n.c.Create(ctx, mig))
+	require.Eventually(t, func() bool {
+		return n.c.Get(ctx, crclient.ObjectKeyFromObject(mig), mig) == nil && mig.Status.Phase == kubevirtv1.MigrationRunning
+	}, 3*time.Minute, 200*time.Millisecond, "the copy never started")
+	require.Equal(t, "1", migrationSpeed(t, n, ns, source.Name, vm.Name), "the policy's 1Mi per migration caps the copy in MiB/s")
+	require.NoError(t, n.c.Get(ctx, key, vmi))
+	st := vmi.Status.MigrationState
+	require.NotNil(t, st.MigrationPolicyName)
+	require.Equal(t, policy, *st.MigrationPolicyName)
+	require.Equal(t, "1Mi", st.VMIMConfigurationOptions.BandwidthPerMigration.String(), "migrationState records the configuration")
+
+	counted := lastCount(serialLogOn(t, n, key, "virtflow-node-1"))
+	require.NoError(t, n.c.Delete(ctx, mig), "deleting the migration cancels it")
+	requireCancelled(t, n, mig)
+
+	require.NoError(t, n.c.Get(ctx, key, vmi))
+	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName, "the guest stays on its source")
+	require.Equal(t, kubevirtv1.Running, vmi.Status.Phase)
+	require.True(t, vmi.Status.MigrationState.Failed, "%+v", vmi.Status.MigrationState)
+	require.False(t, vmi.Status.MigrationState.Completed)
+	require.Eventually(t, func() bool { return runningLaunchers(t, n.c, vmi) == 1 }, time.Minute, time.Second, "the target's launcher went")
+	require.Equal(t, source.UID, launcherOn(t, n, key, "virtflow-node-1").UID, "the same launcher runs the guest")
+	require.Equal(t, "VIRTFLOW-GUEST-HTTP stayer", strings.TrimSpace(httpGet(t, "http://"+ip+"/")), "the guest answers on its address")
+	require.Eventually(t, func() bool { return lastCount(serialLogOn(t, n, key, "virtflow-node-1")) > counted+2 }, time.Minute, time.Second,
+		"the guest counts on where it was")
+}
+
+// slowPolicy makes a MigrationPolicy for the namespace's guests labelled
+// migration=<namespace>, which copies at 1 MiB/s: a migration of the test
+// guest then lasts long enough to be cancelled while it copies. The
+// completion timeout is raised so the copy is not ended for its length.
+func slowPolicy(t *testing.T, n *upRun, ns string) string {
+	perGiB := int64(3600)
+	bw := resource.MustParse("1Mi")
+	p := &migrationsv1alpha1.MigrationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "slow-" + ns},
+		Spec: migrationsv1alpha1.MigrationPolicySpec{BandwidthPerMigration: &bw, CompletionTimeoutPerGiB: &perGiB,
+			Selectors: &migrationsv1alpha1.Selectors{VirtualMachineInstanceSelector: migrationsv1alpha1.LabelSelector{"migration": ns}}}}
+	require.NoError(t, n.c.Create(context.Background(), p))
+	t.Cleanup(func() {
+		if err := n.c.Delete(context.Background(), p); err != nil {
+			t.Errorf("deleting migration policy %s: %v", p.Name, err)
+		}
+	})
+	return p.Name
+}
+
+// migrationSpeed asks the source launcher's libvirt for the running
+// migration's bandwidth cap (virsh migrate-getspeed, in MiB/s).
+func migrationSpeed(t *testing.T, n *upRun, ns, pod, vm string) string {
+	out, err := n.kubectl("-n", ns, "exec", pod, "-c", "compute", "--", "virsh", "-c",
+		"qemu+unix:///session?socket="+filepath.Join(launcherpod.SocketsDir, "run", "libvirt", "libvirt-sock"), "migrate-getspeed", ns+"_"+vm).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.TrimSpace(string(out))
+}
