@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestAMigrationCancelledMidwayLeavesTheGuestOnItsSource(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return n.c.Get(ctx, crclient.ObjectKeyFromObject(mig), mig) == nil && mig.Status.Phase == kubevirtv1.MigrationRunning
 	}, 3*time.Minute, 200*time.Millisecond, "the copy never started")
-	require.Equal(t, "1", migrationSpeed(t, n, ns, source.Name, vm.Name), "the policy's 1Mi per migration caps the copy in MiB/s")
+	require.Equal(t, int64(1<<20), migrationBandwidth(t, n, ns, source.Name, vm.Name), "the policy's 1Mi per migration caps the copy")
 	require.NoError(t, n.c.Get(ctx, key, vmi))
 	st := vmi.Status.MigrationState
 	require.NotNil(t, st.MigrationPolicyName)
@@ -91,11 +92,20 @@ func slowPolicy(t *testing.T, n *upRun, ns string) string {
 	return p.Name
 }
 
-// migrationSpeed asks the source launcher's libvirt for the running
-// migration's bandwidth cap (virsh migrate-getspeed, in MiB/s).
-func migrationSpeed(t *testing.T, n *upRun, ns, pod, vm string) string {
-	out, err := n.kubectl("-n", ns, "exec", pod, "-c", "compute", "--", "virsh", "-c",
-		"qemu+unix:///session?socket="+filepath.Join(launcherpod.SocketsDir, "run", "libvirt", "libvirt-sock"), "migrate-getspeed", ns+"_"+vm).CombinedOutput()
+// sourceLibvirt is the launcher's libvirt as seen from inside its pod.
+var sourceLibvirt = "qemu+unix:///session?socket=" + filepath.Join(launcherpod.SocketsDir, "run", "libvirt", "libvirt-sock")
+
+// migrationBandwidth asks the source's QEMU, through its launcher's
+// libvirt, for the running migration's max-bandwidth in bytes per second.
+func migrationBandwidth(t *testing.T, n *upRun, ns, pod, vm string) int64 {
+	out, err := n.kubectl("-n", ns, "exec", pod, "-c", "compute", "--", "virsh", "-c", sourceLibvirt,
+		"qemu-monitor-command", ns+"_"+vm, `{"execute":"query-migrate-parameters"}`).Output()
 	require.NoError(t, err, "%s", out)
-	return strings.TrimSpace(string(out))
+	var reply struct {
+		Return struct {
+			MaxBandwidth int64 `json:"max-bandwidth"`
+		} `json:"return"`
+	}
+	require.NoError(t, json.Unmarshal(out, &reply), "%s", out)
+	return reply.Return.MaxBandwidth
 }
