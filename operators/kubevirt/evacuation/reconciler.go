@@ -3,7 +3,9 @@
 // by virt-api's eviction interceptor) are moved off their node by
 // VirtualMachineInstanceMigrations it creates, within the cluster's
 // parallel migration limits, so a drain completes once they have left.
-// The deprecated drain taint (kubevirt.io/drain) is not followed.
+// A node carrying the drain taint (upstream's deprecated
+// nodeDrainTaintKey, kubevirt.io/drain:NoSchedule) has all its VMIs
+// evacuated the same way.
 package evacuation
 
 import (
@@ -50,12 +52,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.List(ctx, vmis, client.MatchingFields{nodeNameIndex: node}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the VMIs on node %s: %w", node, err)
 	}
-	wanted := marked(node, vmis.Items, now)
-	if len(wanted) == 0 {
-		return ctrl.Result{}, nil
-	}
 	cfg, err := r.config(ctx)
 	if err != nil {
+		return ctrl.Result{}, err
+	}
+	wanted, err := r.wanted(ctx, node, cfg, vmis.Items, now)
+	if err != nil || len(wanted) == 0 {
 		return ctrl.Result{}, err
 	}
 	w, err := r.world(ctx, wanted)
@@ -81,6 +83,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	return r.migrate(ctx, node, movable[:take], w, now)
+}
+
+// wanted are the VMIs to move off node: all of them while it carries the
+// drain taint, else those an eviction marked.
+func (r *Reconciler) wanted(ctx context.Context, node string, cfg clusterConfig, vmis []kubevirtv1.VirtualMachineInstance,
+	now time.Time) ([]*kubevirtv1.VirtualMachineInstance, error) {
+	n := &corev1.Node{}
+	err := r.Client.Get(ctx, client.ObjectKey{Name: node}, n)
+	if client.IgnoreNotFound(err) != nil {
+		return nil, fmt.Errorf("reading node %s: %w", node, err)
+	}
+	if err == nil && drainTainted(n, cfg.drainTaint) {
+		return onNode(node, vmis, now), nil
+	}
+	return marked(node, vmis, now), nil
 }
 
 // config is the KubeVirt CR's, upstream's defaults when there is none.

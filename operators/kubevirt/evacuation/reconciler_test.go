@@ -212,3 +212,35 @@ func TestFailedAttemptsBackOffAsUpstream(t *testing.T) {
 		"failures before the last success do not count")
 	assert.Zero(t, backoff([]kubevirtv1.VirtualMachineInstanceMigration{*old}, now))
 }
+
+func drainTaintedNode(name, key string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: key, Effect: corev1.TaintEffectNoSchedule}}}}
+}
+
+func TestANodeTaintedForDrainingIsEvacuatedWithoutEvictions(t *testing.T) {
+	stays := vmiOn("none", "node-1", "")
+	none := kubevirtv1.EvictionStrategyNone
+	stays.Spec.EvictionStrategy = &none
+	e := newEnv(t, interceptor.Funcs{}, drainTaintedNode("node-1", "kubevirt.io/drain"), vmiOn("a", "node-1", ""), stays, vmiOn("c", "node-2", ""))
+	_, err := e.reconcile(t, "node-1")
+	require.NoError(t, err)
+	migs := e.migrations(t)
+	require.Len(t, migs, 1, "every VMI moved on eviction leaves a tainted node, marked or not; none other")
+	assert.Equal(t, "a", migs[0].Spec.VMIName)
+}
+
+func TestTheDrainTaintKeyIsTheClusters(t *testing.T) {
+	kv := &kubevirtv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: "kubevirt", Name: "kv"}}
+	key := "example.com/maintenance"
+	kv.Spec.Configuration.MigrationConfiguration = &kubevirtv1.MigrationConfiguration{NodeDrainTaintKey: &key}
+	e := newEnv(t, interceptor.Funcs{}, kv, drainTaintedNode("node-1", "kubevirt.io/drain"), drainTaintedNode("node-2", key),
+		vmiOn("a", "node-1", ""), vmiOn("b", "node-2", ""))
+	for _, node := range []string{"node-1", "node-2"} {
+		_, err := e.reconcile(t, node)
+		require.NoError(t, err)
+	}
+	migs := e.migrations(t)
+	require.Len(t, migs, 1, "only the configured key drains")
+	assert.Equal(t, "b", migs[0].Spec.VMIName)
+}

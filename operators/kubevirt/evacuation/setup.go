@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -13,8 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// SetupWithManager indexes VMIs by node and wakes a node when one of its
-// VMIs is marked or changes, and when a migration of a marked VMI does
+// SetupWithManager indexes VMIs by node and wakes a node when it changes
+// (its drain taint), when one of its VMIs is marked or changes, and when
+// a migration of a marked VMI does
 // (one ending is what lets the next start, or is retried).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	ctx := context.Background()
@@ -25,6 +27,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	err = ctrl.NewControllerManagedBy(mgr).Named("evacuation").
 		Watches(&kubevirtv1.VirtualMachineInstance{}, handler.EnqueueRequestsFromMapFunc(markedNode)).
 		Watches(&kubevirtv1.VirtualMachineInstanceMigration{}, handler.EnqueueRequestsFromMapFunc(r.migrationNode)).
+		// A node tainted for draining, or untainted, is looked at again.
+		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("setting up the evacuation controller: %w", err)

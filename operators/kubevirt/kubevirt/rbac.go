@@ -112,6 +112,9 @@ func controllerRules() []rbacv1.PolicyRule {
 		// Evacuations follow the cluster's eviction strategy and migration
 		// limits.
 		workloads.Rule(kubevirtGroup, workloads.Read, "kubevirts"),
+		// A node tainted for draining (the deprecated kubevirt.io/drain)
+		// is evacuated.
+		workloads.Rule("", workloads.Read, "nodes"),
 		workloads.Rule(kubevirtGroup, []string{"update", "patch"}, "virtualmachineinstancemigrations/status"),
 		workloads.Rule(kubevirtGroup, []string{"update"}, "virtualmachineinstancemigrations/finalizers"),
 		workloads.Rule("pool.kubevirt.io", []string{"get", "list", "watch", "update", "patch"}, "virtualmachinepools"),
