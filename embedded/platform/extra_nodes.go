@@ -132,6 +132,9 @@ func (p *Platform) startExtraNode(ctx context.Context, t nodeTools, k int, cs ku
 	if err := n.WaitReady(ctx, cs); err != nil {
 		return err
 	}
+	if err := n.LabelWorker(ctx, cs); err != nil {
+		return err
+	}
 	p.sayNodeReady(cfg.Name, started)
 	return nil
 }

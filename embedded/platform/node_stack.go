@@ -182,6 +182,9 @@ func (p *Platform) startNode(ctx context.Context, t nodeTools) error {
 	if err := p.node.WaitReady(ctx, cs); err != nil {
 		return err
 	}
+	if err := p.node.LabelWorker(ctx, cs); err != nil {
+		return err
+	}
 	p.sayNodeReady(NodeName, started)
 	count, err := nodeCount(o)
 	if err != nil {

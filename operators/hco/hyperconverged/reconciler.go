@@ -49,15 +49,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return r.lifecycle().Reconcile(ctx, req)
 }
 
-func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*hcov1beta1.HyperConverged, hco.InstallProgress] {
-	return workflowreconcile.Lifecycle[*hcov1beta1.HyperConverged, hco.InstallProgress]{
+// observed is what one reconcile gathers about the HyperConverged: the
+// install's progress and the shape of the cluster it runs on.
+type observed struct {
+	progress hco.InstallProgress
+	// highlyAvailable is whether the cluster has at least two workers.
+	highlyAvailable bool
+}
+
+func (r *Reconciler) lifecycle() workflowreconcile.Lifecycle[*hcov1beta1.HyperConverged, observed] {
+	return workflowreconcile.Lifecycle[*hcov1beta1.HyperConverged, observed]{
 		Objects:    workflowreconcile.Objects{Client: r.Client, Kind: "HyperConverged", Finalizer: Finalizer},
 		Workflows:  r.workflows(),
 		New:        func() *hcov1beta1.HyperConverged { return &hcov1beta1.HyperConverged{} },
 		Accept:     r.accept,
+		Prepare:    r.prepare,
 		WorkflowID: func(hc *hcov1beta1.HyperConverged) string { return hco.InstallWorkflowID(string(hc.UID)) },
 		MemoKey:    hco.ProgressMemoKey,
-		Progress:   func(p *hco.InstallProgress) any { return p },
+		Progress:   func(o *observed) any { return &o.progress },
 		Start:      install,
 		Report:     r.report,
 		Finalize:   r.uninstall,
@@ -77,14 +86,28 @@ func (r *Reconciler) accept(ctx context.Context, hc *hcov1beta1.HyperConverged) 
 	return false, r.markInvalid(ctx, hc)
 }
 
+// prepare measures the infrastructure on every reconcile, as HCO does, so
+// a node added, removed or relabelled shows in status, and defaults the
+// eviction strategy from it before the install reads the spec.
+func (r *Reconciler) prepare(ctx context.Context, hc *hcov1beta1.HyperConverged) (observed, *ctrl.Result, error) {
+	ha, err := r.readHighlyAvailable(ctx)
+	if err != nil {
+		return observed{}, nil, err
+	}
+	if err := r.ensureEvictionStrategy(ctx, hc, ha); err != nil {
+		return observed{}, nil, err
+	}
+	return observed{highlyAvailable: ha}, nil, nil
+}
+
 // install is the workflow that creates a new HyperConverged's components.
-func install(_ context.Context, hc *hcov1beta1.HyperConverged, _ *hco.InstallProgress) (*workflowreconcile.Workflow, error) {
+func install(_ context.Context, hc *hcov1beta1.HyperConverged, _ *observed) (*workflowreconcile.Workflow, error) {
 	return &workflowreconcile.Workflow{Type: hco.InstallWorkflowName, Input: hco.InstallInput{HyperConverged: ref(hc)}}, nil
 }
 
 // report mirrors the install's progress and, once it is done, keeps the
 // components and aggregates their conditions.
-func (r *Reconciler) report(ctx context.Context, hc *hcov1beta1.HyperConverged, p *hco.InstallProgress, run workflowreconcile.Run) (ctrl.Result, error) {
+func (r *Reconciler) report(ctx context.Context, hc *hcov1beta1.HyperConverged, o *observed, run workflowreconcile.Run) (ctrl.Result, error) {
 	if run.Started {
 		r.started(hc, hco.InstallWorkflowName, run.ID)
 	}
@@ -95,7 +118,7 @@ func (r *Reconciler) report(ctx context.Context, hc *hcov1beta1.HyperConverged, 
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, hc, conditionsFor(run.State, *p, children), children)
+	return ctrl.Result{}, r.writeStatus(ctx, hc, conditionsFor(run.State, o.progress, children), &o.highlyAvailable)
 }
 
 func (r *Reconciler) started(hc *hcov1beta1.HyperConverged, typ, id string) {

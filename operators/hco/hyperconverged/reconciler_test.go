@@ -112,12 +112,19 @@ func (r fakeRun) GetWithOptions(context.Context, interface{}, client.WorkflowRun
 
 func setup(t *testing.T) (*Reconciler, *fakeTemporal, crclient.Client, ctrl.Request) {
 	t.Helper()
+	return setupWith(t, fake.NewClientBuilder())
+}
+
+// setupWith is setup on a client built from b, which may hold nodes or
+// intercept calls.
+func setupWith(t *testing.T, b *fake.ClientBuilder) (*Reconciler, *fakeTemporal, crclient.Client, ctrl.Request) {
+	t.Helper()
 	scheme, err := kubescheme.New()
 	require.NoError(t, err)
 	hc := &hcov1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{
 		Namespace: "kubevirt-hyperconverged", Name: "kubevirt-hyperconverged", UID: "1234", Generation: 1,
 	}}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(hc).WithStatusSubresource(hc).Build()
+	c := b.WithScheme(scheme).WithObjects(hc).WithStatusSubresource(hc).Build()
 	ft := &fakeTemporal{}
 	r := &Reconciler{Client: c, Temporal: ft, TaskQueue: "virtflow-control", Recorder: record.NewFakeRecorder(100), Version: "v9", Namespace: "kubevirt-hyperconverged"}
 	return r, ft, c, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: hc.Namespace, Name: hc.Name}}

@@ -3,6 +3,7 @@ package hyperconverged
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -22,7 +23,11 @@ import (
 )
 
 // SetupWithManager watches HyperConverged and every component kind, so an
-// edit to a component is reverted within one reconcile.
+// edit to a component is reverted within one reconcile, and the nodes, so
+// a worker added, removed or relabelled shows in
+// status.infrastructureHighlyAvailable. Upstream counts nodes in a
+// controller of their own that signals the HyperConverged's; here the
+// node events enqueue the HyperConverged, which counts them itself.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toHC := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 		return r.owners(ctx, obj)
@@ -41,6 +46,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&sspv1beta3.SSP{}, toHC, managed).
 		Watches(&nacv1.NetworkAddonsConfig{}, toHC, managed).
 		Watches(&hppv1beta1.HostPathProvisioner{}, toHC, managed).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.theHyperConverged), builder.WithPredicates(workerCountChanged())).
 		Complete(r)
 }
 

@@ -106,11 +106,17 @@ func aggregate(children []hco.ComponentStatus) []metav1.Condition {
 	return conds
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConverged, conds []metav1.Condition, children []hco.ComponentStatus) error {
+// writeStatus patches the conditions, versions and related objects and,
+// when measured (nil leaves it as it is), whether the infrastructure is
+// highly available; nothing is sent when nothing changed.
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1beta1.HyperConverged, conds []metav1.Condition, highlyAvailable *bool) error {
 	before := hc.DeepCopy()
 	for _, cond := range conds {
 		cond.ObservedGeneration = hc.Generation
 		meta.SetStatusCondition(&hc.Status.Conditions, cond)
+	}
+	if highlyAvailable != nil {
+		noteHighlyAvailable(ctx, hc, *highlyAvailable)
 	}
 	taint(hc)
 	hc.Status.ObservedGeneration = hc.Generation

@@ -75,17 +75,14 @@ func dictPatches(dicts []hcov1beta1.DataImportCronTemplate) []jsonpatch.JsonPatc
 
 // evictionStrategyPatches restore a removed eviction strategy once the
 // operator has learnt whether the infrastructure is highly available; a
-// new HyperConverged has no such status yet.
+// new HyperConverged has no such status yet, and its first reconcile
+// fills the strategy in (ensureEvictionStrategy).
 func evictionStrategyPatches(hc *hcov1beta1.HyperConverged) []jsonpatch.JsonPatchOperation {
 	ha := hc.Status.InfrastructureHighlyAvailable
 	if ha == nil || hc.Spec.EvictionStrategy != nil {
 		return nil
 	}
-	value := hcov1beta1.EvictionStrategyNone
-	if *ha {
-		value = hcov1beta1.EvictionStrategyLiveMigrate
-	}
-	return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("replace", "/spec/evictionStrategy", value)}
+	return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("replace", "/spec/evictionStrategy", defaultEvictionStrategy(*ha))}
 }
 
 // mediatedDeviceTypesPatches copy the deprecated spelling into the new

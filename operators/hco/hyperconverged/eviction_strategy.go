@@ -1,0 +1,45 @@
+package hyperconverged
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/utils/ptr"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
+)
+
+// defaultEvictionStrategy is HCO's cluster-wide eviction strategy for a
+// HyperConverged that names none: a drained node's VMs migrate where
+// another worker can take them, and are shut down on a single worker,
+// where a migration could never find a target and would block the drain.
+func defaultEvictionStrategy(highlyAvailable bool) hcov1beta1.EvictionStrategy {
+	if highlyAvailable {
+		return hcov1beta1.EvictionStrategyLiveMigrate
+	}
+	return hcov1beta1.EvictionStrategyNone
+}
+
+// ensureEvictionStrategy fills in a missing spec.evictionStrategy from the
+// infrastructure it has just measured, before the install reads the spec,
+// so the KubeVirt CR is created with it. Upstream reaches the same spec
+// through its mutating webhook, on the update its reconciler sends with
+// the status it computed in memory; this reconciler patches status on its
+// own, so the webhook only ever sees the stored status, and the reconciler
+// applies the webhook's rule itself. The patch carries the field, so the
+// webhook leaves it alone. A strategy once set stays when nodes come or
+// go, as upstream's does: only removing it asks for the default again.
+func (r *Reconciler) ensureEvictionStrategy(ctx context.Context, hc *hcov1beta1.HyperConverged, highlyAvailable bool) error {
+	if hc.Spec.EvictionStrategy != nil {
+		return nil
+	}
+	before := hc.DeepCopy()
+	hc.Spec.EvictionStrategy = ptr.To(defaultEvictionStrategy(highlyAvailable))
+	if err := r.Client.Patch(ctx, hc, crclient.MergeFrom(before)); err != nil {
+		return fmt.Errorf("defaulting HyperConverged %s's eviction strategy: %w", hc.Name, err)
+	}
+	log.FromContext(ctx).Info("defaulted the eviction strategy", "evictionStrategy", *hc.Spec.EvictionStrategy, "infrastructureHighlyAvailable", highlyAvailable)
+	return nil
+}
