@@ -39,7 +39,7 @@ func (a *Activities) AwaitTargetPod(ctx context.Context, req virt.NodeRequest) (
 	unschedulable := timeoutOf(mig, unschedulableTimeoutAnnotation, unschedulableTimeout)
 	pending := timeoutOf(mig, pendingTimeoutAnnotation, pendingTimeout)
 	for {
-		pod, err := a.targetPodOf(ctx, req)
+		pod, err := a.awaitedTarget(ctx, req)
 		if err != nil {
 			return "", err
 		}
@@ -59,6 +59,39 @@ func (a *Activities) AwaitTargetPod(ctx context.Context, req virt.NodeRequest) (
 		case <-time.After(awaitPoll):
 		}
 	}
+}
+
+// awaitedTarget reads the target pod, failing the migration with
+// upstream's words when it can no longer run the guest: the pod ended
+// (the kubelet refused it, say) or went, or the VMI itself ended.
+func (a *Activities) awaitedTarget(ctx context.Context, req virt.NodeRequest) (*corev1.Pod, error) {
+	vmi, err := a.vmi(ctx, req.VMI)
+	if gone(err) || err == nil && vmi.IsFinal() {
+		return nil, failed("Migration failed vmi shutdown during migration.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	pod, err := a.targetPodOf(ctx, req)
+	if gone(err) {
+		return nil, failed("Migration target pod was removed during active migration.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if down(pod) {
+		return nil, failed("Migration failed because target pod shutdown during migration")
+	}
+	return pod, nil
+}
+
+// down tells a pod that will never run: ended, or being deleted.
+func down(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded || pod.DeletionTimestamp != nil
+}
+
+func failed(msg string) error {
+	return temporal.NewNonRetryableApplicationError(msg, virt.ErrTypeMigrationFailed, nil)
 }
 
 // overdue is upstream's message for a pod past its timeout, empty if none.
