@@ -58,3 +58,19 @@ func TestOnlyTheMigrateRoleMovesVMs(t *testing.T) {
 		require.NotContains(t, label, "aggregate-to", "kubevirt.io:migrate is granted on purpose, never aggregated")
 	}
 }
+
+// Edit and admin may cancel an evacuation, as upstream grants: the API
+// server authorizes the first segment after the name ("evacuate"), so
+// both that and upstream's literal "evacuate/cancel" are granted; view
+// may not.
+func TestEditAndAdminMayCancelAnEvacuation(t *testing.T) {
+	roles := kubevirtRoles(t)
+	for _, resource := range []string{"virtualmachines", "virtualmachineinstances"} {
+		for _, sub := range []string{"/evacuate", "/evacuate/cancel"} {
+			for _, name := range []string{"kubevirt.io:edit", "kubevirt.io:admin"} {
+				require.True(t, grants(roles[name].Rules, "update", "subresources.kubevirt.io", resource+sub), "%s: %s", name, resource+sub)
+			}
+			require.False(t, grants(roles["kubevirt.io:view"].Rules, "update", "subresources.kubevirt.io", resource+sub), resource+sub)
+		}
+	}
+}

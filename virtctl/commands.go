@@ -28,6 +28,8 @@ func (c *command) run(ctx context.Context, verb string, args []string) error {
 		return c.migrate(ctx, args)
 	case "migrate-cancel":
 		return c.migrateCancel(ctx, args)
+	case "evacuate-cancel":
+		return c.evacuateCancel(ctx, args)
 	case "pause", "unpause":
 		return c.pause(ctx, verb, args)
 	case "version":

@@ -30,6 +30,9 @@ Commands:
   migrate VM [--dry-run] [--addedNodeSelector key=value[,key=value]]
                                    live-migrate a virtual machine to another node
   migrate-cancel VM [--dry-run]    cancel the virtual machine's migration in flight
+  evacuate-cancel (vm NAME | vmi NAME) [--dry-run]
+                                   stop evacuating a virtual machine (instance)
+                                   off its node; a migration already started runs on
   console VMI                      connect to the serial console (escape with ^])
   vnc VMI [--port N] [--proxy-only]
                                    open the VNC display in a local viewer, or

@@ -94,7 +94,7 @@ func (r *Reconciler) wanted(ctx context.Context, node string, cfg clusterConfig,
 	if client.IgnoreNotFound(err) != nil {
 		return nil, fmt.Errorf("reading node %s: %w", node, err)
 	}
-	if err == nil && drainTainted(n, cfg.drainTaint) {
+	if err == nil && DrainTainted(n, cfg.drainTaint) {
 		return onNode(node, vmis, now), nil
 	}
 	return marked(node, vmis, now), nil

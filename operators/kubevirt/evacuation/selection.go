@@ -19,9 +19,6 @@ const (
 // doubled for every failure since the last success.
 const firstBackoff = 20 * time.Second
 
-// defaultDrainTaintKey is upstream's nodeDrainTaintKey default.
-const defaultDrainTaintKey = "kubevirt.io/drain"
-
 // clusterConfig is what an evacuation follows from the KubeVirt CR.
 type clusterConfig struct {
 	strategy   *kubevirtv1.EvictionStrategy
@@ -35,7 +32,7 @@ type clusterConfig struct {
 // configOf reads the KubeVirt CR (nil when there is none).
 func configOf(kv *kubevirtv1.KubeVirt) clusterConfig {
 	cfg := clusterConfig{strategy: ClusterStrategy(kv), perCluster: defaultParallelPerCluster, perNode: defaultOutboundPerNode,
-		drainTaint: defaultDrainTaintKey}
+		drainTaint: DrainTaintKey(kv)}
 	if kv == nil || kv.Spec.Configuration.MigrationConfiguration == nil {
 		return cfg
 	}
@@ -46,22 +43,7 @@ func configOf(kv *kubevirtv1.KubeVirt) clusterConfig {
 	if m.ParallelOutboundMigrationsPerNode != nil {
 		cfg.perNode = int(*m.ParallelOutboundMigrationsPerNode)
 	}
-	if m.NodeDrainTaintKey != nil {
-		cfg.drainTaint = *m.NodeDrainTaintKey
-	}
 	return cfg
-}
-
-// drainTainted tells whether node carries the drain taint (NoSchedule),
-// upstream's deprecated way to evacuate a node without evictions.
-func drainTainted(node *corev1.Node, key string) bool {
-	want := &corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule}
-	for i := range node.Spec.Taints {
-		if node.Spec.Taints[i].MatchTaint(want) {
-			return true
-		}
-	}
-	return false
 }
 
 // onNode are all the node's VMIs that are not moving now: what a drain

@@ -69,7 +69,7 @@ func apiServerRules() []rbacv1.PolicyRule {
 		workloads.Rule(kubevirtGroup, []string{"get", "list", "watch", "patch"}, "virtualmachines", "virtualmachineinstances"),
 		workloads.Rule(kubevirtGroup, []string{"patch"}, "virtualmachines/status"),
 		// The eviction interceptor marks a launcher's VMI for evacuation
-		// (status.evacuationNodeName).
+		// (status.evacuationNodeName), evacuate/cancel unmarks it.
 		workloads.Rule(kubevirtGroup, []string{"patch"}, "virtualmachineinstances/status"),
 		// The migrate subresource creates migrations; their admission
 		// looks for one already in flight (a direct list, not a cache).
@@ -83,6 +83,9 @@ func apiServerRules() []rbacv1.PolicyRule {
 		workloads.Rule("apps", []string{"get"}, "controllerrevisions"),
 		// objectgraph lists the launcher pods.
 		workloads.Rule("", []string{"get", "list"}, "pods"),
+		// evacuate/cancel refuses while the VMI's node carries the drain
+		// taint, as upstream's (whose virt-api may get nodes too).
+		workloads.Rule("", []string{"get"}, "nodes"),
 	}
 }
 

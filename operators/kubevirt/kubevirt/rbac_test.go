@@ -116,3 +116,12 @@ func TestVirtAPICreatesMigrationsAndChecksThoseInFlight(t *testing.T) {
 	require.True(t, rbacpolicy.Allows(cluster, "list", "kubevirt.io", "virtualmachineinstancemigrations", ""))
 	require.False(t, rbacpolicy.Allows(cluster, "delete", "kubevirt.io", "virtualmachineinstancemigrations", "m"), "cancelling is the user's delete")
 }
+
+// evacuate/cancel reads the VMI's node for the drain taint and removes
+// the evacuation mark through the status subresource.
+func TestVirtAPIMayCancelAnEvacuation(t *testing.T) {
+	cluster := clusterRules(rendered(t, "virt-api"), APIServerAccount)
+	require.True(t, rbacpolicy.Allows(cluster, "get", "", "nodes", "node-1"))
+	require.True(t, rbacpolicy.Allows(cluster, "patch", "kubevirt.io", "virtualmachineinstances/status", "vm"))
+	require.False(t, rbacpolicy.Allows(cluster, "patch", "", "nodes", "node-1"), "virt-api only reads nodes")
+}

@@ -69,21 +69,21 @@ func (a *Actions) getVMI(ctx context.Context, ns, name string) (*kubevirtv1.Virt
 	return vmi, nil
 }
 
-// decodeMigrate reads the optional body, JSON or YAML as upstream takes
-// it; an empty one, with or without a Content-Length, means no options.
-func decodeMigrate(r *http.Request) (kubevirtv1.MigrateOptions, error) {
-	var o kubevirtv1.MigrateOptions
-	err := yaml.NewYAMLOrJSONDecoder(r.Body, 1024).Decode(&o)
+// decodeOptions reads a subresource's optional body into opts, JSON or
+// YAML as upstream takes it; an empty one, with or without a
+// Content-Length, means no options.
+func decodeOptions(r *http.Request, opts any) error {
+	err := yaml.NewYAMLOrJSONDecoder(r.Body, 1024).Decode(opts)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return o, badRequest("Can not unmarshal Request body to struct, error: %v", err)
+		return badRequest("Can not unmarshal Request body to struct, error: %v", err)
 	}
-	return o, nil
+	return nil
 }
 
 // migrate serves PUT .../virtualmachines/{name}/migrate.
 func (s *Server) migrate(r *http.Request, ns, name string) error {
-	opts, err := decodeMigrate(r)
-	if err != nil {
+	var opts kubevirtv1.MigrateOptions
+	if err := decodeOptions(r, &opts); err != nil {
 		return err
 	}
 	return s.Actions.Migrate(r.Context(), ns, name, opts)

@@ -1,6 +1,7 @@
 // Package virtapi is virt-api's server: the aggregated API
 // subresources.kubevirt.io (server.go routes it): the VM actions (start,
-// stop, restart, migrate), the VMI commands it passes to the node agents (pause,
+// stop, restart, migrate), the cancel of a VM's or VMI's evacuation, the
+// VMI commands it passes to the node agents (pause,
 // freeze, soft reboot, ...), the console, VNC and screenshot streams,
 // guest info, guestfs, expand-spec and objectgraph, behind the front
 // proxy's authentication. virt-api's admission webhooks are
@@ -74,6 +75,7 @@ func (s *Server) vmRoutes(mux *http.ServeMux, vm string) {
 		return s.Actions.Stop(r.Context(), ns, name, opts.GracePeriod)
 	}))
 	mux.HandleFunc("PUT "+vm+"migrate", s.vmAction(s.migrate))
+	mux.HandleFunc("PUT "+vm+"evacuate/cancel", s.evacuateCancel(true))
 	mux.HandleFunc("GET "+vm+"expand-spec", s.expandVM)
 	mux.HandleFunc("GET "+vm+"objectgraph", s.objectGraph(false))
 	mux.HandleFunc("GET "+vm+"portforward/{port}", s.portForward(true))
@@ -90,6 +92,7 @@ func (s *Server) vmiRoutes(mux *http.ServeMux, vmi string) {
 	mux.HandleFunc("GET "+vmi+"objectgraph", s.objectGraph(true))
 	mux.HandleFunc("GET "+vmi+"portforward/{port}", s.portForward(false))
 	mux.HandleFunc("GET "+vmi+"portforward/{port}/{protocol}", s.portForward(false))
+	mux.HandleFunc("PUT "+vmi+"evacuate/cancel", s.evacuateCancel(false))
 	for verb, check := range map[string]vmiCheck{
 		"pause": checkPause, "unpause": checkUnpause, "softreboot": checkSoftReboot,
 		"reset": checkReset, "freeze": checkFreeze, "unfreeze": checkUnfreeze,
@@ -163,11 +166,11 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 		return metav1.APIResource{Name: name, Namespaced: true, Kind: "", Verbs: verbs}
 	}
 	var list []metav1.APIResource
-	for _, n := range []string{"start", "stop", "restart", "migrate"} {
+	for _, n := range []string{"start", "stop", "restart", "migrate", "evacuate/cancel"} {
 		list = append(list, res("virtualmachines/"+n, "update"))
 	}
 	list = append(list, res("virtualmachines/expand-spec", "get"), res("virtualmachines/objectgraph", "get"))
-	for _, n := range []string{"pause", "unpause", "softreboot", "reset", "freeze", "unfreeze"} {
+	for _, n := range []string{"pause", "unpause", "softreboot", "reset", "freeze", "unfreeze", "evacuate/cancel"} {
 		list = append(list, res("virtualmachineinstances/"+n, "update"))
 	}
 	for _, n := range []string{"console", "vnc", "vnc/screenshot", "guestosinfo", "userlist", "filesystemlist", "objectgraph"} {

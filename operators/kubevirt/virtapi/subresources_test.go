@@ -207,7 +207,7 @@ func TestGuestListsComeFromTheAgentAndFailAsPlainText(t *testing.T) {
 func TestSubresourcesNotBuiltYetSaySo(t *testing.T) {
 	srv := apiWith(t, &fakeAgent{})
 	for _, c := range []struct{ method, path, what string }{
-		{http.MethodPut, "namespaces/ns/virtualmachines/vm/evacuate/cancel", "virtualmachines/evacuate/cancel"},
+		{http.MethodPut, "namespaces/ns/virtualmachines/vm/removememorydump", "virtualmachines/removememorydump"},
 		{http.MethodPut, "namespaces/ns/virtualmachines/vm/memorydump", "virtualmachines/memorydump"},
 		{http.MethodPut, vmiPath + "addvolume", "virtualmachineinstances/addvolume"},
 		{http.MethodGet, vmiPath + "usbredir", "virtualmachineinstances/usbredir"},

@@ -10,10 +10,9 @@ import (
 // yet, by the resource they hang off. They answer 501 with a message
 // saying so, never a 404 that would look like a wrong URL.
 var notYet = map[string][]string{
-	"virtualmachines": {"PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump",
-		"PUT evacuate/cancel"},
+	"virtualmachines": {"PUT addvolume", "PUT removevolume", "PUT memorydump", "PUT removememorydump"},
 	"virtualmachineinstances": {"PUT addvolume", "PUT removevolume",
-		"GET usbredir", "GET vsock", "PUT evacuate/cancel", "PUT backup", "PUT redefine-checkpoint"},
+		"GET usbredir", "GET vsock", "PUT backup", "PUT redefine-checkpoint"},
 }
 
 // notYetTopLevel are upstream's group-level endpoints not served yet.
