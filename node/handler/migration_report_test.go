@@ -59,8 +59,8 @@ func inActivity(t *testing.T, fn func(ctx context.Context) error) {
 }
 
 // A copy is reported once it has counters, then at most every five
-// seconds and only when they changed; a refused report does not stop the
-// next one.
+// seconds and only when they changed, and an hour into the copy at most
+// every thirty; a refused report does not stop the next one.
 func TestCopyReportsAreThrottled(t *testing.T) {
 	rec := &signalRecorder{}
 	m := &Migrations{signals: rec}
@@ -70,7 +70,7 @@ func TestCopyReportsAreThrottled(t *testing.T) {
 	}
 	inActivity(t, func(ctx context.Context) error {
 		rep := m.reporter()
-		rep.now = func() time.Time { return now }
+		rep.now, rep.start = func() time.Time { return now }, now
 		rep.report(ctx, virt.CopyProgress{})
 		rep.report(ctx, p(10))
 		now = now.Add(time.Second)
@@ -84,6 +84,12 @@ func TestCopyReportsAreThrottled(t *testing.T) {
 		now = now.Add(6 * time.Second)
 		rec.failWith(nil)
 		rep.report(ctx, p(50))
+		now = now.Add(time.Hour)
+		rep.report(ctx, p(60))
+		now = now.Add(10 * time.Second)
+		rep.report(ctx, p(70))
+		now = now.Add(21 * time.Second)
+		rep.report(ctx, p(80))
 		return nil
 	})
 	var got []any
@@ -92,10 +98,10 @@ func TestCopyReportsAreThrottled(t *testing.T) {
 		require.NotEmpty(t, s.workflowID, "sent to the activity's own workflow")
 		got = append(got, s.arg)
 	}
-	require.Equal(t, []any{p(10), p(30), p(40), p(50)}, got)
+	require.Equal(t, []any{p(10), p(30), p(40), p(50), p(60), p(80)}, got)
 
-	(&Migrations{}).reporter().report(context.Background(), p(60))
-	require.Len(t, rec.sent(), 4, "an agent without a Temporal client reports nothing")
+	(&Migrations{}).reporter().report(context.Background(), p(90))
+	require.Len(t, rec.sent(), 6, "an agent without a Temporal client reports nothing")
 }
 
 // The source's copy sends libvirt's job to its migration while it runs.
