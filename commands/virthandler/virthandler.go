@@ -94,7 +94,7 @@ func run(ctx context.Context, f flags, node string) error {
 	if f.migrationClientTLSDir != "" {
 		certs.Client = tlsFiles(f.migrationClientTLSDir)
 	}
-	virt.RegisterNodeActivities(w, handler.NewMigrations(direct, cfg, certs))
+	virt.RegisterNodeActivities(w, handler.NewMigrations(direct, cfg, certs, tc))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting node worker of %s: %w", node, err)
 	}

@@ -62,12 +62,13 @@ var policy = map[string]Grant{
 	ControlWorker: {Read: true, Poll: []string{ControlTaskQueue}, WorkflowTasks: true, Signal: []string{""}},
 	// Its disk activities report progress to their CDI workflow; it runs
 	// no workflow code (worker.NewNode starts no workflow poller). It
-	// also answers a migration's node steps, never its control steps.
+	// also answers a migration's node steps, never its control steps,
+	// and the source's copy reports its counters to its migration.
 	NodeWorker: {
 		Read: true, Poll: []string{cdi.NodeTaskQueuePrefix + "*"},
 		ActivityTypePrefixes: []string{DiskActivityPrefix, virt.PrepareTargetName, virt.MigrateDomainName, virt.ReadCopyName,
 			virt.AbortMigrationName, virt.ResumeSourceName},
-		Signal: []string{"cdi-"},
+		Signal: []string{"cdi-", virt.MigrateWorkflowIDPrefix},
 	},
 	HCOOperator: {Read: true, Owns: &Ownership{WorkflowTypePrefix: "hco.", WorkflowIDPrefix: "hco-", TaskQueue: ControlTaskQueue}},
 	CDIDeployment: {Read: true, Owns: &Ownership{

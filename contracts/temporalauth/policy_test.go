@@ -23,6 +23,7 @@ func TestTheNamesMatchTheContractsTheWorkersAndOperatorsUse(t *testing.T) {
 	}
 	require.True(t, mustGrant(t, NodeWorker).Polls(cdi.NodeTaskQueue("node-1")))
 	require.True(t, mustGrant(t, NodeWorker).Signals(cdi.ImportWorkflowID("u")))
+	require.True(t, mustGrant(t, NodeWorker).Signals(virt.MigrateWorkflowID("u")), "a copy reports to its migration")
 	require.True(t, mustGrant(t, HCOOperator).Starts(hco.InstallWorkflowName, hco.InstallWorkflowID("u"), ControlTaskQueue))
 	require.True(t, mustGrant(t, SSPOperator).Starts(ssp.RunTemplatePipelineWorkflowName, ssp.TaskWorkflowID("u"), ControlTaskQueue))
 	cdiGrant := mustGrant(t, CDIDeployment)
@@ -69,6 +70,8 @@ func TestGrantsAreNarrow(t *testing.T) {
 	require.False(t, node.Polls(ControlTaskQueue))
 	require.False(t, node.Polls("virtflow-nod"))
 	require.False(t, node.Signals("hco-install-u"))
+	require.False(t, node.Signals("virt-evacuate-u"), "of KubeVirt's workflows, only migrations")
+	require.False(t, node.Cancels(virt.MigrateWorkflowID("u")), "a node reports to a migration, never stops it")
 	require.False(t, node.WorkflowTasks)
 
 	console := mustGrant(t, Console)

@@ -18,8 +18,12 @@ const MigrateWorkflowName = "virt.MigrateVirtualMachineInstance"
 // one running copy whatever crashes on the way.
 var MigrateWorkflow = typed.Workflow[MigrateInput, MigrateResult]{Name: MigrateWorkflowName}
 
+// MigrateWorkflowIDPrefix begins every migration workflow's ID: the node
+// agents, whose copies report to them, may signal these and no others.
+const MigrateWorkflowIDPrefix = "virt-migrate-"
+
 // MigrateWorkflowID names a migration's workflow by its VMIM's UID.
-func MigrateWorkflowID(migrationUID string) string { return "virt-migrate-" + migrationUID }
+func MigrateWorkflowID(migrationUID string) string { return MigrateWorkflowIDPrefix + migrationUID }
 
 // Ref names a namespaced object and pins its UID.
 type Ref struct {
@@ -119,29 +123,6 @@ type MigrateResult struct {
 	// TargetNode runs the VMI when the migration succeeded.
 	TargetNode string `json:"targetNode,omitempty"`
 }
-
-// Progress is the workflow's memo while it runs: the VMIM's phase and
-// the copy's counters.
-type Progress struct {
-	Phase string `json:"phase"`
-	// Transitions are every phase so far with when it began, in order:
-	// the VMIM shows them all, however quickly they passed.
-	Transitions   []Transition `json:"transitions,omitempty"`
-	DataTotal     uint64       `json:"dataTotal,omitempty"`
-	DataProcessed uint64       `json:"dataProcessed,omitempty"`
-	DataRemaining uint64       `json:"dataRemaining,omitempty"`
-	DirtyRate     uint64       `json:"dirtyRate,omitempty"`
-	Iteration     uint64       `json:"iteration,omitempty"`
-}
-
-// Transition is when a migration entered a phase.
-type Transition struct {
-	Phase string    `json:"phase"`
-	At    time.Time `json:"at"`
-}
-
-// ProgressMemoKey is the memo entry holding Progress.
-const ProgressMemoKey = "progress"
 
 // Error types a retry cannot fix.
 const (

@@ -16,6 +16,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/contracts/typed"
 	"github.com/virtflow/virtflow/contracts/virt"
 	"github.com/virtflow/virtflow/kube/migrationpods"
 	"github.com/virtflow/virtflow/kube/mtls"
@@ -38,6 +39,8 @@ type MigrationTLS struct {
 type Migrations struct {
 	r   *podReconciler
 	tls MigrationTLS
+	// signals reaches the migration workflows the copies report to.
+	signals typed.Signaller
 
 	mu sync.Mutex
 	// targets are the listeners of the migrations this node receives,
@@ -46,9 +49,11 @@ type Migrations struct {
 }
 
 // NewMigrations returns the node steps of the agent configured by cfg;
-// c reads pods, VMIs and the claims' volumes.
-func NewMigrations(c client.Client, cfg Config, certs MigrationTLS) *Migrations {
-	return &Migrations{r: &podReconciler{c: c, cfg: cfg}, tls: certs, targets: map[string]*migrationproxy.Target{}}
+// c reads pods, VMIs and the claims' volumes; signals (the agent's
+// Temporal client; nil reports nothing) carries a copy's progress to its
+// migration workflow.
+func NewMigrations(c client.Client, cfg Config, certs MigrationTLS, signals typed.Signaller) *Migrations {
+	return &Migrations{r: &podReconciler{c: c, cfg: cfg}, tls: certs, signals: signals, targets: map[string]*migrationproxy.Target{}}
 }
 
 // migrationProxyDir is where, in a launcher pod's sockets volume, the

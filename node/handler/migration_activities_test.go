@@ -138,7 +138,7 @@ func newMigrationWorld(t *testing.T) *migrationWorld {
 	certs := agentCerts(t)
 	agent := func(node string) *Migrations {
 		return NewMigrations(w.c, Config{NodeName: node, NodeIP: "127.0.0.1", KubeletRoot: t.TempDir(), UID: os.Getuid(), GID: os.Getgid(),
-			Namespace: "kubevirt-hyperconverged"}, certs)
+			Namespace: "kubevirt-hyperconverged"}, certs, nil)
 	}
 	w.source, w.target = agent("node-1"), agent("node-2")
 	w.req = virt.NodeRequest{

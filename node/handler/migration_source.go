@@ -151,6 +151,7 @@ func (m *Migrations) migrateOptions(ctx context.Context, req virt.NodeRequest, p
 // the plan's timeouts, with upstream's remedies and messages.
 func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *corev1.Pod, cl *launcher.Client) error {
 	w := newWatchdog(req.Plan, time.Now())
+	rep := m.reporter()
 	defer forgetCopy(req, m.r.cfg.NodeName)
 	for {
 		st, err := cl.Migration(ctx)
@@ -168,8 +169,9 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 		if err := w.act(ctx, cl, st.Progress.DataRemaining, time.Now()); err != nil {
 			return err
 		}
-		if !sleep(ctx, virt.Progress{Phase: virt.PhaseRunning, DataTotal: st.Progress.DataTotal, DataProcessed: st.Progress.DataProcessed,
-			DataRemaining: st.Progress.DataRemaining, DirtyRate: st.Progress.MemoryDirtyRate, Iteration: st.Progress.MemoryIteration}) {
+		counters := copyProgressOf(st.Progress)
+		rep.report(ctx, counters)
+		if !sleep(ctx, virt.Progress{Phase: virt.PhaseRunning, CopyProgress: counters}) {
 			return ctx.Err()
 		}
 	}

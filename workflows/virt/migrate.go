@@ -23,6 +23,7 @@ import (
 func MigrateVirtualMachineInstance(ctx workflow.Context, in virt.MigrateInput) (virt.MigrateResult, error) {
 	m := &migration{req: virt.NodeRequest{Migration: in.Migration, VMI: in.VMI}}
 	m.settlesSteps = workflow.GetVersion(ctx, settledStepsChange, workflow.DefaultVersion, 1) >= 1
+	m.startRelay(ctx)
 	if err := m.phase(ctx, virt.PhasePending); err != nil {
 		return virt.MigrateResult{}, err
 	}
@@ -50,8 +51,12 @@ type migration struct {
 	// settlesSteps is false in runs started before a cancellation waited
 	// for the control step it interrupted; they replay as they ran.
 	settlesSteps bool
-	// transitions are the phases published so far.
-	transitions []virt.Transition
+	// progress is the memo as last published: the phase, every phase
+	// so far, and the copy's counters while it runs.
+	progress virt.Progress
+	// inCopy is set while the copy step runs: only then are the
+	// source's reports shown.
+	inCopy bool
 }
 
 // run takes the migration from scheduling to the target running.
@@ -83,8 +88,10 @@ func (m *migration) run(ctx workflow.Context) error {
 			return err
 		}
 	}
-	m.copying = true
-	if err := virt.MigrateDomain.Execute(workflow.WithActivityOptions(ctx, nodeOptions(m.req.Plan.Source.Node, copyTimeout)), m.req); err != nil {
+	m.copying, m.inCopy = true, true
+	err = virt.MigrateDomain.Execute(workflow.WithActivityOptions(ctx, nodeOptions(m.req.Plan.Source.Node, copyTimeout)), m.req)
+	m.inCopy = false
+	if err != nil {
 		return err
 	}
 	return m.handOverIfMoved(ctx)
@@ -105,14 +112,12 @@ func (m *migration) handOverIfMoved(ctx workflow.Context) error {
 	return virt.HandOver.Execute(m.controlCtx(ctx), m.req)
 }
 
-// phase publishes the VMIM's phase in the workflow's memo.
+// phase publishes the VMIM's phase in the workflow's memo; the copy's
+// counters of an earlier phase go.
 func (m *migration) phase(ctx workflow.Context, phase string) error {
-	m.transitions = append(m.transitions, virt.Transition{Phase: phase, At: workflow.Now(ctx).UTC()})
-	progress := virt.Progress{Phase: phase, Transitions: m.transitions}
-	if err := workflow.UpsertMemo(ctx, map[string]any{virt.ProgressMemoKey: progress}); err != nil {
-		return fmt.Errorf("publishing phase %s: %w", phase, err)
-	}
-	return nil
+	transitions := append(m.progress.Transitions, virt.Transition{Phase: phase, At: workflow.Now(ctx).UTC()})
+	m.progress = virt.Progress{Phase: phase, Transitions: transitions}
+	return m.publish(ctx)
 }
 
 // end publishes the outcome; recorded says the VMI's status already holds

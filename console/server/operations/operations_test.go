@@ -16,6 +16,7 @@ import (
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/virt"
 )
 
 const (
@@ -41,6 +42,8 @@ func TestOwnersAreReadFromEachWorkflowsInput(t *testing.T) {
 		{hco.UninstallWorkflowName, hco.UninstallInput{HyperConverged: hco.HyperConvergedRef{Namespace: "hc", Name: "x"}}, owned("HyperConverged", "hc", "x")},
 		{ssp.RunTektonTaskWorkflowName, ssp.TaskRequest{Task: "cleanup-vm", Namespace: "pipelines"}, owned("CustomRun", "pipelines", "")},
 		{ssp.RunTemplatePipelineWorkflowName, ssp.TemplatePipelineInput{Namespace: "pipelines"}, owned("CustomRun", "pipelines", "")},
+		{virt.MigrateWorkflowName, virt.MigrateInput{Migration: virt.Ref{Namespace: "vms", Name: "kubevirt-migrate-vm-x2z9k", UID: "u"},
+			VMI: virt.Ref{Namespace: "vms", Name: "vm", UID: "v"}}, owned("VirtualMachineInstanceMigration", "vms", "kubevirt-migrate-vm-x2z9k")},
 		{"virt.SomethingNew", map[string]string{"namespace": "x"}, nil},
 	}
 	for _, c := range cases {
@@ -52,6 +55,10 @@ func TestOwnersAreReadFromEachWorkflowsInput(t *testing.T) {
 	}
 	assert.Equal(t, "cdi.kubevirt.io", dv("a", "b").Group)
 	assert.Equal(t, "datavolumes", dv("a", "b").Resource)
+	vmim := owned("VirtualMachineInstanceMigration", "a", "b")
+	assert.Equal(t, []string{"kubevirt.io", "virtualmachineinstancemigrations"}, []string{vmim.Group, vmim.Resource},
+		"whoever may delete the VMIM may cancel its migration, as deleting it does")
+	assert.Equal(t, []string{virt.MigrateWorkflowName}, typesOf("VirtualMachineInstanceMigration"))
 }
 
 // world: alice may get and delete DataVolumes in "mine", get the one

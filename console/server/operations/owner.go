@@ -11,6 +11,7 @@ import (
 	"github.com/virtflow/virtflow/contracts/cdi"
 	"github.com/virtflow/virtflow/contracts/hco"
 	"github.com/virtflow/virtflow/contracts/ssp"
+	"github.com/virtflow/virtflow/contracts/virt"
 )
 
 // Owner is the Kubernetes object an operation works for: whoever may get
@@ -33,6 +34,8 @@ var kinds = map[string]Owner{
 	"DataImportCron":        {Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "DataImportCron", Resource: "dataimportcrons"},
 	"HyperConverged":        {Group: "hco.kubevirt.io", Version: "v1beta1", Kind: "HyperConverged", Resource: "hyperconvergeds"},
 	"CustomRun":             {Group: "tekton.dev", Version: "v1beta1", Kind: "CustomRun", Resource: "customruns"},
+	"VirtualMachineInstanceMigration": {Group: "kubevirt.io", Version: "v1", Kind: "VirtualMachineInstanceMigration",
+		Resource: "virtualmachineinstancemigrations"},
 }
 
 // ownerKinds are, per workflow type, the kinds its owner may be.
@@ -45,6 +48,7 @@ var ownerKinds = map[string][]string{
 	hco.UninstallWorkflowName:           {"HyperConverged"},
 	ssp.RunTektonTaskWorkflowName:       {"CustomRun"},
 	ssp.RunTemplatePipelineWorkflowName: {"CustomRun"},
+	virt.MigrateWorkflowName:            {"VirtualMachineInstanceMigration"},
 }
 
 // typesOf returns the workflow types whose owner may be of the kind.
@@ -74,6 +78,11 @@ type startInput struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 	} `json:"hyperConverged"`
+	// Migration is a live migration's VMIM.
+	Migration struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"migration"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 }
@@ -97,6 +106,8 @@ func ownerOf(typ string, input *commonpb.Payload) (*Owner, error) {
 		return owned("DataImportCron", in.Namespace, in.Name), nil
 	case hco.InstallWorkflowName, hco.UninstallWorkflowName:
 		return owned("HyperConverged", in.HyperConverged.Namespace, in.HyperConverged.Name), nil
+	case virt.MigrateWorkflowName:
+		return owned("VirtualMachineInstanceMigration", in.Migration.Namespace, in.Migration.Name), nil
 	default: // the SSP workflows: the CustomRun's name is in no input
 		return owned("CustomRun", in.Namespace, ""), nil
 	}

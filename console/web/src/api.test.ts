@@ -64,6 +64,20 @@ test('VM actions are PUTs on the KubeVirt subresources; delete is on the VM', as
   assert.ok(calls.every((c) => c.headers['X-CSRF-Token'] === 'tok=1'));
 });
 
+test("a VM's migrations are selected by upstream's label, and cancelling one deletes it", async () => {
+  assert.equal(
+    api.paths.vmimsOf('my ns', 'vm-1'),
+    '/apis/kubevirt.io/v1/namespaces/my%20ns/virtualmachineinstancemigrations?labelSelector=kubevirt.io%2Fvmi-name%3Dvm-1',
+  );
+  const calls = record(() => ok({ kind: 'Status', status: 'Success' }));
+  await api.cancelMigration('my ns', 'kubevirt-migrate-vm-x2z9k');
+  assert.deepEqual(
+    calls.map((c) => `${c.method} ${c.url}`),
+    ['DELETE /apis/kubevirt.io/v1/namespaces/my%20ns/virtualmachineinstancemigrations/kubevirt-migrate-vm-x2z9k'],
+  );
+  assert.equal(calls[0]!.headers['X-CSRF-Token'], 'tok=1');
+});
+
 test('errors carry the API server Status message', async () => {
   record(() => new Response(JSON.stringify({ kind: 'Status', code: 409, message: 'VM is not running', reason: 'Conflict' }), { status: 409 }));
   await assert.rejects(api.vmAction('stop', 'ns', 'vm'), (e: unknown) => {

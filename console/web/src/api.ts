@@ -126,6 +126,12 @@ export const paths = {
   nodes: () => '/api/v1/nodes',
   vms: (ns?: string, name?: string) => nsPath(kubevirt, 'virtualmachines', ns, name),
   vmis: (ns?: string, name?: string) => nsPath(kubevirt, 'virtualmachineinstances', ns, name),
+  vmims: (ns: string, name?: string) => nsPath(kubevirt, 'virtualmachineinstancemigrations', ns, name),
+  // A VMI's migrations carry its name in upstream's kubevirt.io/vmi-name
+  // label (virt-api's mutator sets it), which virtctl migrate-cancel
+  // selects by too.
+  vmimsOf: (ns: string, vmiName: string) =>
+    `${nsPath(kubevirt, 'virtualmachineinstancemigrations', ns)}?labelSelector=${encodeURIComponent(`kubevirt.io/vmi-name=${vmiName}`)}`,
   dataVolumes: (ns?: string, name?: string) => nsPath('/apis/cdi.kubevirt.io/v1beta1', 'datavolumes', ns, name),
   clusterInstancetypes: () => '/apis/instancetype.kubevirt.io/v1beta1/virtualmachineclusterinstancetypes',
   clusterPreferences: () => '/apis/instancetype.kubevirt.io/v1beta1/virtualmachineclusterpreferences',
@@ -236,6 +242,10 @@ export async function vmAction(action: VmAction, ns: string, name: string): Prom
       await remove(paths.vms(ns, name));
   }
 }
+
+// cancelMigration deletes a migration in flight, which stops it and
+// leaves the VM on its source, as virtctl migrate-cancel does.
+export const cancelMigration = (ns: string, name: string) => remove(paths.vmims(ns, name)).then(() => undefined);
 
 function withQuery(path: string, q: Record<string, string>): string {
   const sep = path.includes('?') ? '&' : '?';

@@ -45,6 +45,19 @@ test('describeProgress reads percentages and progress memos', () => {
   assert.deepEqual(describeProgress(op('a', '', { progress: { percent: '80%' } })), { percent: 80 });
 });
 
+test("describeProgress reads a migration's phase and, while it copies, its counters", () => {
+  assert.deepEqual(describeProgress(op('m', '', { progress: { phase: 'Scheduling', transitions: [] } })), { text: 'Scheduling' });
+  assert.deepEqual(
+    describeProgress(op('m', '', { progress: { phase: 'Running', dataTotal: 2 * 2 ** 30, dataProcessed: 2 ** 30, dataRemaining: 2 ** 30, iteration: 2 } })),
+    { percent: 50, text: 'Running: 1 GiB of 2 GiB, 1 GiB remaining, iteration 2' },
+  );
+  // Counters left in a memo that moved on are not a copy in progress.
+  assert.deepEqual(describeProgress(op('m', '', { status: 'Completed', progress: { phase: 'Succeeded', dataTotal: 2 ** 30 } })), {
+    percent: 100,
+    text: 'Succeeded',
+  });
+});
+
 test('stream events that are not operations are dropped', () => {
   assert.ok(isOperation(op('a', '')));
   assert.ok(!isOperation({ id: '', status: 'Running' }));

@@ -1,3 +1,4 @@
+import { copyProgress } from './migrations';
 import { parseProgress } from './progress';
 import type { Severity } from './status';
 
@@ -52,20 +53,27 @@ export interface ProgressView {
 }
 
 // describeProgress turns whatever progress a workflow published into a bar
-// and a line of text: a percentage draws a bar; a memo's step is the text;
-// an install's components count towards a bar of those Available.
+// and a line of text: a percentage draws a bar; a memo's step (a
+// migration's phase) is the text; an install's components count towards a
+// bar of those Available; a migration's copy draws its own.
 export function describeProgress(op: Operation): ProgressView {
   const p = op.progress;
   const view: ProgressView = {};
   if (typeof p === 'number' || typeof p === 'string') {
     view.percent = parseProgress(p);
   } else if (p && typeof p === 'object' && !Array.isArray(p)) {
-    const m = p as { step?: unknown; message?: unknown; percent?: unknown; progress?: unknown; components?: unknown };
+    const m = p as { step?: unknown; phase?: unknown; message?: unknown; percent?: unknown; progress?: unknown; components?: unknown };
     const pct = m.percent ?? m.progress;
     if (typeof pct === 'number' || typeof pct === 'string') view.percent = parseProgress(pct);
     const parts: string[] = [];
-    if (typeof m.step === 'string' && m.step) parts.push(m.step);
+    const step = typeof m.step === 'string' && m.step ? m.step : m.phase;
+    if (typeof step === 'string' && step) parts.push(step);
     if (typeof m.message === 'string' && m.message) parts.push(m.message);
+    const copy = m.phase === 'Running' ? copyProgress(p) : undefined;
+    if (copy) {
+      view.percent ??= copy.percent;
+      parts.push(copy.text);
+    }
     if (Array.isArray(m.components) && m.components.length > 0) {
       const done = m.components.filter((c) => (c as { available?: unknown })?.available === true).length;
       view.percent ??= (100 * done) / m.components.length;

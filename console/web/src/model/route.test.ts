@@ -10,6 +10,7 @@ test('routes round-trip through the fragment', () => {
     { page: 'operations' },
     { page: 'vm', namespace: 'default', name: 'fedora', tab: 'overview' },
     { page: 'vm', namespace: 'ns', name: 'a/b c', tab: 'console' },
+    { page: 'vm', namespace: 'ns', name: 'vm', tab: 'migrations' },
     { page: 'create-vm', namespace: '' },
     { page: 'create-vm', namespace: 'team a' },
   ];

@@ -2,8 +2,8 @@
 // index.html and needs no knowledge of the pages; a reload or a shared link
 // lands on the same page.
 
-export type VmTab = 'overview' | 'yaml' | 'events' | 'operations' | 'console' | 'vnc';
-export const vmTabs: readonly VmTab[] = ['overview', 'yaml', 'events', 'operations', 'console', 'vnc'];
+export type VmTab = 'overview' | 'yaml' | 'events' | 'migrations' | 'operations' | 'console' | 'vnc';
+export const vmTabs: readonly VmTab[] = ['overview', 'yaml', 'events', 'migrations', 'operations', 'console', 'vnc'];
 
 export type Route =
   | { page: 'overview' }

@@ -97,7 +97,7 @@ export interface VirtualMachineInstance extends KubeObject {
     conditions?: Condition[];
     interfaces?: { name?: string; ipAddress?: string; ipAddresses?: string[]; mac?: string }[];
     guestOSInfo?: { name?: string; prettyName?: string; version?: string; kernelRelease?: string; id?: string };
-    migrationState?: { completed?: boolean; failed?: boolean };
+    migrationState?: MigrationState;
   };
 }
 
@@ -113,6 +113,38 @@ export interface VirtualMachine extends KubeObject {
     printableStatus?: string;
     ready?: boolean;
     created?: boolean;
+    conditions?: Condition[];
+  };
+}
+
+// MigrationState is a live migration's record, on the VMI and, for its own
+// migration, on the VirtualMachineInstanceMigration. Upstream also nests
+// the nodes in sourceState and targetState.
+export interface MigrationState {
+  migrationUid?: string;
+  sourceNode?: string;
+  targetNode?: string;
+  sourcePod?: string;
+  targetPod?: string;
+  sourceState?: { node?: string; pod?: string };
+  targetState?: { node?: string; pod?: string };
+  startTimestamp?: string;
+  endTimestamp?: string;
+  completed?: boolean;
+  failed?: boolean;
+  abortRequested?: boolean;
+  abortStatus?: string;
+  failureReason?: string;
+  mode?: string;
+  migrationPolicyName?: string;
+}
+
+export interface VirtualMachineInstanceMigration extends KubeObject {
+  spec?: { vmiName?: string; addedNodeSelector?: Record<string, string> };
+  status?: {
+    phase?: string;
+    phaseTransitionTimestamps?: { phase?: string; phaseTransitionTimestamp?: string }[];
+    migrationState?: MigrationState;
     conditions?: Condition[];
   };
 }

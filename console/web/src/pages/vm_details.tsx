@@ -18,11 +18,14 @@ import { SerialConsole } from '../components/serial_console';
 import { StatusLabel } from '../components/status_label';
 import { VmActionBar } from '../components/vm_action_bar';
 import { VncConsole } from '../components/vnc_console';
-import { useNow, useOperations, useWatchedObject } from '../hooks';
+import { CancelMigrationButton } from '../components/cancel_migration_button';
+import { useNow, useOperations, useWatchList, useWatchedObject } from '../hooks';
+import { activeMigration } from '../model/migrations';
 import { routeHash, type VmTab } from '../model/route';
-import type { VirtualMachine, VirtualMachineInstance } from '../model/types';
+import type { VirtualMachine, VirtualMachineInstance, VirtualMachineInstanceMigration } from '../model/types';
 import { vmRows } from '../model/vm_row';
 import { VmEventsTab } from './vm_events_tab';
+import { VmMigrationsTab } from './vm_migrations_tab';
 import { VmOverviewTab } from './vm_overview_tab';
 import { editVmCheck } from '../model/permissions';
 import { YamlEditor } from './yaml_edit';
@@ -31,6 +34,7 @@ const tabTitles: Record<VmTab, string> = {
   overview: 'Overview',
   yaml: 'YAML',
   events: 'Events',
+  migrations: 'Migrations',
   operations: 'Operations',
   console: 'Console',
   vnc: 'VNC',
@@ -39,6 +43,10 @@ const tabTitles: Record<VmTab, string> = {
 export function VmDetailsPage({ namespace, name, tab }: { namespace: string; name: string; tab: VmTab }) {
   const vm = useWatchedObject<VirtualMachine>(api.paths.vms(namespace), name);
   const vmi = useWatchedObject<VirtualMachineInstance>(api.paths.vmis(namespace), name);
+  // The VMI's migrations: the tab lists them, the header cancels the one
+  // in flight.
+  const migrations = useWatchList<VirtualMachineInstanceMigration>(api.paths.vmimsOf(namespace, name));
+  const inFlight = activeMigration(migrations.items);
   const now = useNow();
   const [actionError, setActionError] = useState<string>();
   const row = vmRows(vm.object ? [vm.object] : [], vmi.object ? [vmi.object] : [], now)[0];
@@ -62,6 +70,7 @@ export function VmDetailsPage({ namespace, name, tab }: { namespace: string; nam
           <FlexItem>{row && <StatusLabel {...row.status} />}</FlexItem>
           <FlexItem align={{ default: 'alignRight' }}>
             <VmActionBar row={row} onError={setActionError} />
+            {inFlight && <CancelMigrationButton migration={inFlight} onError={setActionError} />}
           </FlexItem>
         </Flex>
         <ErrorAlert title="Action failed" error={actionError} onClose={() => setActionError(undefined)} />
@@ -88,6 +97,8 @@ export function VmDetailsPage({ namespace, name, tab }: { namespace: string; nam
                   />
                 ) : t === 'events' ? (
                   <VmEventsTab namespace={namespace} name={name} />
+                ) : t === 'migrations' ? (
+                  <VmMigrationsTab namespace={namespace} migrations={migrations} />
                 ) : t === 'operations' ? (
                   <VmOperationsTab namespace={namespace} name={name} />
                 ) : t === 'console' ? (
