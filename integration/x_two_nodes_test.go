@@ -16,6 +16,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
 	"github.com/virtflow/virtflow/virtctl"
 )
 
@@ -39,6 +40,7 @@ func TestASecondNodeJoinsAndGuestsTalkAcrossNodes(t *testing.T) {
 	}
 	require.Len(t, ips, 2, "each node has its own address")
 	require.Len(t, cidrs, 2, "each node has its own pod CIDR from kube-controller-manager")
+	workersMakeTheInfrastructureHighlyAvailable(t, n)
 
 	ns := n.namespace(t)
 	g1, ip1 := pinnedGuest(t, n, ns, "g1", "virtflow-node-1")
@@ -169,4 +171,21 @@ func internalIP(node *corev1.Node) string {
 		}
 	}
 	return fmt.Sprintf("(none on %s)", node.Name)
+}
+
+// workersMakeTheInfrastructureHighlyAvailable: both nodes are labelled
+// workers, which HCO counts as highly available; the eviction strategy
+// the one-node start defaulted to None stays, as upstream keeps one set.
+func workersMakeTheInfrastructureHighlyAvailable(t *testing.T, n *upRun) {
+	nodes := &corev1.NodeList{}
+	require.NoError(t, n.c.List(context.Background(), nodes))
+	for _, node := range nodes.Items {
+		require.Contains(t, node.Labels, "node-role.kubernetes.io/worker", "%s is a worker", node.Name)
+	}
+	hc := &hcov1beta1.HyperConverged{}
+	require.Eventually(t, func() bool {
+		return n.c.Get(context.Background(), hcKey(), hc) == nil && hc.Status.InfrastructureHighlyAvailable != nil && *hc.Status.InfrastructureHighlyAvailable
+	}, time.Minute, time.Second, "two workers make the infrastructure highly available")
+	require.NotNil(t, hc.Spec.EvictionStrategy)
+	require.Equal(t, hcov1beta1.EvictionStrategyNone, *hc.Spec.EvictionStrategy, "defaulted on one node, and kept")
 }
