@@ -33,7 +33,7 @@ integration:
 # Prints one table of ratios against baselines measured in the same run
 # (BENCH_RUNS, BENCH_SIMULATED_VMS, BENCH_QEMU_VMS adjust its sizes).
 bench: install-tests
-	$(GO) test -tags 'integration bench' -count=1 -timeout 60m -run '^TestBench(Up)?$$' -v ./integration/
+	$(GO) test -tags 'integration bench' -count=1 -timeout 90m -run '^TestBench(Up|Migration)?$$' -v ./integration/
 	$(GO) test -tags 'integration bench' -count=1 -timeout 20m -run '^TestBenchNode$$' -v ./integration/node/
 
 generate:
