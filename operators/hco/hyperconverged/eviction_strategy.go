@@ -23,14 +23,15 @@ func defaultEvictionStrategy(highlyAvailable bool) hcov1beta1.EvictionStrategy {
 }
 
 // ensureEvictionStrategy fills in a missing spec.evictionStrategy from the
-// infrastructure it has just measured, before the install reads the spec,
-// so the KubeVirt CR is created with it. Upstream reaches the same spec
-// through its mutating webhook, on the update its reconciler sends with
-// the status it computed in memory; this reconciler patches status on its
-// own, so the webhook only ever sees the stored status, and the reconciler
-// applies the webhook's rule itself. The patch carries the field, so the
-// webhook leaves it alone. A strategy once set stays when nodes come or
-// go, as upstream's does: only removing it asks for the default again.
+// infrastructure measured, once the install created the components: the
+// webhook dry-runs every spec change on the KubeVirt, CDI and
+// NetworkAddonsConfig and refuses it while one is missing, as HCO's does.
+// The components then follow the spec. Upstream reaches the same spec
+// through its mutating webhook, on an update its reconciler sends once
+// the status is stored; this reconciler patches status on its own, so it
+// applies the webhook's rule itself. A strategy once set stays when nodes
+// come or go, as upstream's does: only removing it asks for the default
+// again.
 func (r *Reconciler) ensureEvictionStrategy(ctx context.Context, hc *hcov1beta1.HyperConverged, highlyAvailable bool) error {
 	if hc.Spec.EvictionStrategy != nil {
 		return nil

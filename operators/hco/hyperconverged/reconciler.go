@@ -87,14 +87,10 @@ func (r *Reconciler) accept(ctx context.Context, hc *hcov1beta1.HyperConverged) 
 }
 
 // prepare measures the infrastructure on every reconcile, as HCO does, so
-// a node added, removed or relabelled shows in status, and defaults the
-// eviction strategy from it before the install reads the spec.
+// a node added, removed or relabelled shows in status.
 func (r *Reconciler) prepare(ctx context.Context, hc *hcov1beta1.HyperConverged) (observed, *ctrl.Result, error) {
 	ha, err := r.readHighlyAvailable(ctx)
 	if err != nil {
-		return observed{}, nil, err
-	}
-	if err := r.ensureEvictionStrategy(ctx, hc, ha); err != nil {
 		return observed{}, nil, err
 	}
 	return observed{highlyAvailable: ha}, nil, nil
@@ -113,6 +109,9 @@ func (r *Reconciler) report(ctx context.Context, hc *hcov1beta1.HyperConverged, 
 	}
 	var children []hco.ComponentStatus
 	if run.Phase == workflowstate.Succeeded {
+		if err := r.ensureEvictionStrategy(ctx, hc, o.highlyAvailable); err != nil {
+			return ctrl.Result{}, err
+		}
 		var err error
 		if children, err = r.keepComponents(ctx, hc); err != nil {
 			return ctrl.Result{}, err

@@ -49,8 +49,9 @@ func kubeVirtCR(t *testing.T, c crclient.Client, req ctrl.Request) *kubevirtv1.K
 }
 
 func TestStatusFollowsTheWorkersAsNodesComeAndGo(t *testing.T) {
-	r, _, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(workers("w1")...))
+	r, ft, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(workers("w1")...))
 	ctx := context.Background()
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	reconcileOnce(t, r, req)
 	require.Equal(t, ptr.To(false), getHC(t, c, req).Status.InfrastructureHighlyAvailable, "one worker")
 
@@ -67,8 +68,9 @@ func TestStatusFollowsTheWorkersAsNodesComeAndGo(t *testing.T) {
 }
 
 func TestAControlPlaneOnlyClusterIsNotHighlyAvailable(t *testing.T) {
-	r, _, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(
+	r, ft, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(
 		node("cp1", labelControlPlane), node("cp2", labelControlPlane), node("cp3", labelMaster)))
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	reconcileOnce(t, r, req)
 	hc := getHC(t, c, req)
 	require.Equal(t, ptr.To(false), hc.Status.InfrastructureHighlyAvailable)
@@ -94,12 +96,14 @@ func TestTheDefaultEvictionStrategyReachesTheKubeVirtCR(t *testing.T) {
 	}
 }
 
-func TestTheDefaultIsInTheSpecBeforeTheInstallStarts(t *testing.T) {
+func TestTheDefaultWaitsForTheComponentsTheWebhookTriesItOn(t *testing.T) {
 	r, ft, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(workers("w1", "w2")...))
 	reconcileOnce(t, r, req)
 	require.Len(t, ft.started, 1)
-	require.Equal(t, ptr.To(hcov1beta1.EvictionStrategyLiveMigrate), getHC(t, c, req).Spec.EvictionStrategy,
-		"the install's activities read the spec the KubeVirt CR is created from")
+	require.Nil(t, getHC(t, c, req).Spec.EvictionStrategy, "while the install runs, the components a spec change is dry-run on may be missing")
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	reconcileOnce(t, r, req)
+	require.Equal(t, ptr.To(hcov1beta1.EvictionStrategyLiveMigrate), getHC(t, c, req).Spec.EvictionStrategy)
 }
 
 func TestAChosenEvictionStrategyStaysWhateverTheNodes(t *testing.T) {
@@ -114,8 +118,9 @@ func TestAChosenEvictionStrategyStaysWhateverTheNodes(t *testing.T) {
 }
 
 func TestADefaultedStrategyStaysWhenASecondWorkerJoinsAndFollowsOnceRemoved(t *testing.T) {
-	r, _, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(workers("w1")...))
+	r, ft, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(workers("w1")...))
 	ctx := context.Background()
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	reconcileOnce(t, r, req)
 	require.Equal(t, ptr.To(hcov1beta1.EvictionStrategyNone), getHC(t, c, req).Spec.EvictionStrategy)
 
