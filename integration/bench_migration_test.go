@@ -111,8 +111,11 @@ func bareMigration(t *testing.T) migrationTimes {
 	require.NoError(t, os.Chown(home, 65534, 65534))
 	xmlFile := filepath.Join(home, "target.xml")
 	require.NoError(t, os.WriteFile(xmlFile, []byte(xml), 0o644))
-	sockets := filepath.Join(env.dir, "migration", "bench-proxy")
-	require.NoError(t, os.MkdirAll(sockets, 0o755))
+	// Short: QEMU's unix socket paths are limited to 108 bytes.
+	sockets, err := os.MkdirTemp("/tmp", "vfm")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(sockets) })
+	require.NoError(t, os.Chmod(sockets, 0o755))
 	require.NoError(t, os.Chown(sockets, 65534, 65534))
 	name := domain.Name(vmi)
 	start := time.Now()
