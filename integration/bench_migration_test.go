@@ -37,7 +37,8 @@ type migrationTimes struct {
 // the drain of a node running several VMs.
 func TestBenchMigration(t *testing.T) {
 	bare := bareMigration(t)
-	u, err := newUpRun("/var/tmp/virtflow-migration-bench")
+	t.Logf("bare virsh migrate: %s wall, %s job, %s downtime", bare.wall, bare.elapsed, bare.downtime)
+	u, err := newUpRun("/var/tmp/virtflow-mig-bench")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = u.stop(); require.NoError(t, u.purge()) })
 	u.args = append(u.args, "--nodes", "2")
