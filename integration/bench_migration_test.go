@@ -22,6 +22,7 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/node/launcher"
+	"github.com/virtflow/virtflow/node/libvirt"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
 	"github.com/virtflow/virtflow/node/migrationproxy"
 )
@@ -88,45 +89,53 @@ func (u *upRun) idleMigration(t *testing.T, ns string) migrationTimes {
 	return m
 }
 
-// bareMigration runs two launchers on this host as the launchers' user,
-// the target waiting for its domain, and moves the guest with virsh alone.
+// bareMigration starts two session libvirt daemons on this host as the
+// launchers' user, boots the guest on the first and moves it to the
+// second with virsh alone: no launcher, no node agent, no proxy.
 func bareMigration(t *testing.T) migrationTimes {
 	ctx := context.Background()
 	vmi := testGuestVMI("bare")
 	vmi.UID = uuid.NewUUID()
 	var cfgs [2]launcher.Config
+	var uris [2]string
 	for i, side := range []string{"bench-source", "bench-target"} {
 		cfgs[i] = migrationLauncher(t, side, vmi, i == 1)
-		runLauncher(t, cfgs[i])
+		daemon, err := launcher.StartDaemon(ctx, cfgs[i])
+		require.NoError(t, err)
+		t.Cleanup(daemon.Stop)
+		uris[i] = daemon.URI()
 	}
-	waitForText(t, filepath.Join(cfgs[0].Dir, launcher.SerialLog), guestReady, 3*time.Minute)
-	tgt := launcher.NewClient(cfgs[1].Dir)
-	require.Eventually(t, func() bool {
-		st, err := tgt.Status(ctx)
-		return err == nil && st.Reason == launcher.ReasonIncoming && !st.Exited
-	}, time.Minute, 100*time.Millisecond)
-	xml, err := launcher.DomainXML(ctx, cfgs[1])
+	name := domain.Name(vmi)
+	src, err := launcher.DomainXML(ctx, cfgs[0])
 	require.NoError(t, err)
+	hv, err := libvirt.Connect(uris[0])
+	require.NoError(t, err)
+	defer hv.Close()
+	_, err = hv.Create(ctx, src, false)
+	require.NoError(t, err)
+	waitForText(t, filepath.Join(cfgs[0].Dir, launcher.SerialLog), guestReady, 3*time.Minute)
 	home := filepath.Join(env.dir, "bench-virsh")
 	require.NoError(t, os.MkdirAll(home, 0o700))
 	require.NoError(t, os.Chown(home, 65534, 65534))
+	target, err := launcher.DomainXML(ctx, cfgs[1])
+	require.NoError(t, err)
 	xmlFile := filepath.Join(home, "target.xml")
-	require.NoError(t, os.WriteFile(xmlFile, []byte(xml), 0o644))
+	require.NoError(t, os.WriteFile(xmlFile, []byte(target), 0o644))
 	// Short: QEMU's unix socket paths are limited to 108 bytes.
 	sockets, err := os.MkdirTemp("/tmp", "vfm")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(sockets) })
 	require.NoError(t, os.Chmod(sockets, 0o755))
 	require.NoError(t, os.Chown(sockets, 65534, 65534))
-	name := domain.Name(vmi)
 	start := time.Now()
-	out, err := virshAs(home, "-c", cfgs[0].LibvirtURI(), "migrate", "--live", "--p2p", "--copy-storage-inc", "--migrate-disks", "vda",
+	out, err := virshAs(home, "-c", uris[0], "migrate", "--live", "--p2p", "--copy-storage-inc", "--migrate-disks", "vda",
 		"--disks-uri", "unix://"+migrationproxy.SocketPath(sockets, string(vmi.UID), migrationproxy.BlockStream),
 		"--migrateuri", "unix://"+migrationproxy.SocketPath(sockets, string(vmi.UID), migrationproxy.MemoryStream),
-		"--xml", xmlFile, name, cfgs[1].LibvirtURI()).CombinedOutput()
+		"--xml", xmlFile, name, uris[1]).CombinedOutput()
 	m := migrationTimes{wall: time.Since(start)}
 	require.NoError(t, err, "%s", out)
-	out, err = virshAs(home, "-c", cfgs[1].LibvirtURI(), "domjobinfo", "--completed", name).CombinedOutput()
+	defer func() { _ = virshAs(home, "-c", uris[1], "destroy", name).Run() }()
+	out, err = virshAs(home, "-c", uris[1], "domjobinfo", "--completed", name).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	m.elapsed, m.downtime = jobTimes(t, string(out))
 	return m
