@@ -100,6 +100,11 @@ func bareMigration(t *testing.T) migrationTimes {
 	var uris [2]string
 	for i, side := range []string{"bench-source", "bench-target"} {
 		cfgs[i] = migrationLauncher(t, side, vmi, i == 1)
+		// The launcher's user writes there, as the node agent arranges.
+		for _, d := range []string{cfgs[i].Dir, launcher.RuntimeDirFor(cfgs[i].Dir)} {
+			require.NoError(t, os.MkdirAll(d, 0o755))
+			require.NoError(t, os.Chown(d, cfgs[i].UID, cfgs[i].GID))
+		}
 		daemon, err := launcher.StartDaemon(ctx, cfgs[i])
 		require.NoError(t, err)
 		t.Cleanup(daemon.Stop)
