@@ -127,16 +127,7 @@ func pinnedGuest(t *testing.T, n *upRun, ns, name, node string) (*kubevirtv1.Vir
 	key := crclient.ObjectKeyFromObject(vm)
 	v := runningVMI(t, n.c, key)
 	require.Equal(t, node, v.Status.NodeName)
-	var ip string
-	require.Eventually(t, func() bool {
-		got := &kubevirtv1.VirtualMachineInstance{}
-		if n.c.Get(context.Background(), key, got) != nil || len(got.Status.Interfaces) == 0 {
-			return false
-		}
-		ip = got.Status.Interfaces[0].IP
-		return ip != ""
-	}, time.Minute, 200*time.Millisecond)
-	return vm, ip
+	return vm, vmiAddress(t, n, key)
 }
 
 // guestSays types cmd on the guest's console until want comes back.
