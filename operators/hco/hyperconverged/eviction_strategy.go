@@ -31,16 +31,16 @@ func defaultEvictionStrategy(highlyAvailable bool) hcov1beta1.EvictionStrategy {
 // the status is stored; this reconciler patches status on its own, so it
 // applies the webhook's rule itself. A strategy once set stays when nodes
 // come or go, as upstream's does: only removing it asks for the default
-// again.
-func (r *Reconciler) ensureEvictionStrategy(ctx context.Context, hc *hcov1beta1.HyperConverged, highlyAvailable bool) error {
+// again. It tells whether it set the strategy.
+func (r *Reconciler) ensureEvictionStrategy(ctx context.Context, hc *hcov1beta1.HyperConverged, highlyAvailable bool) (bool, error) {
 	if hc.Spec.EvictionStrategy != nil {
-		return nil
+		return false, nil
 	}
 	before := hc.DeepCopy()
 	hc.Spec.EvictionStrategy = ptr.To(defaultEvictionStrategy(highlyAvailable))
 	if err := r.Client.Patch(ctx, hc, crclient.MergeFrom(before)); err != nil {
-		return fmt.Errorf("defaulting HyperConverged %s's eviction strategy: %w", hc.Name, err)
+		return false, fmt.Errorf("defaulting HyperConverged %s's eviction strategy: %w", hc.Name, err)
 	}
 	log.FromContext(ctx).Info("defaulted the eviction strategy", "evictionStrategy", *hc.Spec.EvictionStrategy, "infrastructureHighlyAvailable", highlyAvailable)
-	return nil
+	return true, nil
 }

@@ -109,11 +109,11 @@ func (r *Reconciler) report(ctx context.Context, hc *hcov1beta1.HyperConverged, 
 	}
 	var children []hco.ComponentStatus
 	if run.Phase == workflowstate.Succeeded {
-		if err := r.ensureEvictionStrategy(ctx, hc, o.highlyAvailable); err != nil {
+		defaulted, err := r.ensureEvictionStrategy(ctx, hc, o.highlyAvailable)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
-		var err error
-		if children, err = r.keepComponents(ctx, hc); err != nil {
+		if children, err = r.keepComponents(ctx, hc, defaulted); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -131,7 +131,9 @@ func ref(hc *hcov1beta1.HyperConverged) hco.HyperConvergedRef {
 // keepComponents applies each component's managed settings (reverting
 // out-of-band edits, recreating a deleted component) and reads back each
 // component's conditions. It never deletes: that is the uninstall's job.
-func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperConverged) ([]hco.ComponentStatus, error) {
+// hcoChanged says this reconcile changed the HyperConverged's spec
+// itself, so what it writes then is no out-of-band edit reverted.
+func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperConverged, hcoChanged bool) ([]hco.ComponentStatus, error) {
 	var out []hco.ComponentStatus
 	objs, err := operands.Patched(hc)
 	if err != nil {
@@ -143,7 +145,7 @@ func (r *Reconciler) keepComponents(ctx context.Context, hc *hcov1beta1.HyperCon
 		if err != nil {
 			return nil, err
 		}
-		if wrote {
+		if wrote && !hcoChanged {
 			outOfBandModifications.WithLabelValues(strings.ToLower(ref.Kind) + "/" + ref.Name).Inc()
 			r.Recorder.Eventf(hc, "Warning", "Overwritten", "Overwritten %s %s", ref.Kind, ref.Name)
 		}

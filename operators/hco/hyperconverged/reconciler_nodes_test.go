@@ -9,6 +9,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -151,4 +152,22 @@ func TestNodesThatCannotBeListedFailTheReconcile(t *testing.T) {
 	hc := getHC(t, c, req)
 	require.Nil(t, hc.Spec.EvictionStrategy)
 	require.Nil(t, hc.Status.InfrastructureHighlyAvailable)
+}
+
+func TestTheDefaultReachingTheComponentsIsNoOutOfBandEdit(t *testing.T) {
+	r, ft, c, req := setupWith(t, fake.NewClientBuilder().WithObjects(workers("w1", "w2")...))
+	ctx := context.Background()
+	// The components as the install made them, before the default.
+	objs, err := operands.Patched(getHC(t, c, req))
+	require.NoError(t, err)
+	for _, o := range objs {
+		require.NoError(t, c.Create(ctx, o))
+	}
+	ft.status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	reconcileOnce(t, r, req)
+	require.Equal(t, ptr.To(kubevirtv1.EvictionStrategyLiveMigrate), kubeVirtCR(t, c, req).Spec.Configuration.EvictionStrategy)
+	events := r.Recorder.(*record.FakeRecorder).Events
+	for len(events) > 0 {
+		require.NotContains(t, <-events, "Overwritten", "the HyperConverged's own change is no out-of-band edit")
+	}
 }
