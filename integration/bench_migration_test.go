@@ -34,8 +34,9 @@ type migrationTimes struct {
 }
 
 // TestBenchMigration measures live migration on `virtflow up --nodes 2`
-// against a bare `virsh migrate` of the same guest in the same run, and
-// the drain of a node running several VMs.
+// against a bare `virsh migrate` of the same guest in the same run, a
+// guest dirtying memory with and without auto-converge, and the drain of a
+// node running several VMs.
 func TestBenchMigration(t *testing.T) {
 	bare := bareMigration(t)
 	t.Logf("bare virsh migrate: %s wall, %s job, %s downtime", bare.wall, bare.elapsed, bare.downtime)
@@ -52,6 +53,7 @@ func TestBenchMigration(t *testing.T) {
 		{name: "idle VM live migration: libvirt's job time", ours: idle.elapsed, baseline: bare.elapsed, note: "the target's completed job, both sides"},
 		{name: "idle VM live migration: downtime", ours: idle.downtime, baseline: bare.downtime, note: "the target's completed job (Total downtime), both sides"},
 	}
+	rows = append(rows, u.dirtyRow(t, ns))
 	rows = append(rows, u.drainRow(t, ns, envInt("BENCH_DRAIN_VMS", 10), idle.wall))
 	printTable(rows)
 }
