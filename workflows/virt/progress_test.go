@@ -34,7 +34,7 @@ func report(env *testsuite.TestWorkflowEnvironment, d time.Duration, r virt.Copy
 // arrive during the copy and after it.
 func scriptSlowCopy(env *testsuite.TestWorkflowEnvironment) {
 	scriptUntilCopy(env)
-	env.OnActivity(virt.MigrateDomainName, mock.Anything, mock.Anything).After(10*time.Minute).Return(nil).Once()
+	env.OnActivity(virt.MigrateDomainName, mock.Anything, mock.Anything).After(10 * time.Minute).Return(nil).Once()
 	env.OnActivity(virt.ReadCopyName, mock.Anything, mock.Anything).After(time.Minute).Return(
 		func(ctx context.Context, _ virt.NodeRequest) (virt.Copy, error) {
 			if activity.GetInfo(ctx).TaskQueue == cdi.NodeTaskQueue(testPlan.Source.Node) {
@@ -75,7 +75,9 @@ func TestTheMemoCarriesTheCopysReportsWhileItRuns(t *testing.T) {
 
 	require.Equal(t, virt.MigrateResult{Phase: virt.PhaseSucceeded, TargetNode: "node-2"}, result(t, env))
 	phase := func(p string) virt.Progress { return virt.Progress{Phase: p} }
-	running := func(c virt.CopyProgress) virt.Progress { return virt.Progress{Phase: virt.PhaseRunning, CopyProgress: c} }
+	running := func(c virt.CopyProgress) virt.Progress {
+		return virt.Progress{Phase: virt.PhaseRunning, CopyProgress: c}
+	}
 	require.Equal(t, []virt.Progress{
 		phase(virt.PhasePending), phase(virt.PhaseScheduling), phase(virt.PhaseScheduled), phase(virt.PhasePreparingTarget),
 		phase(virt.PhaseTargetReady), phase(virt.PhaseRunning),
