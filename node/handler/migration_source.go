@@ -150,7 +150,14 @@ func (m *Migrations) migrateOptions(ctx context.Context, req virt.NodeRequest, p
 // left to send falls below its lowest mark; the watchdog judges it against
 // the plan's timeouts, with upstream's remedies and messages.
 func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *corev1.Pod, cl *launcher.Client) error {
-	w := newWatchdog(req.Plan, time.Now())
+	mode, err := m.copyMode(ctx, req)
+	if err != nil {
+		return err
+	}
+	w := newWatchdog(req.Plan, mode, time.Now())
+	if err := m.recordMode(ctx, req, w.mode); err != nil {
+		return err
+	}
 	rep := m.reporter()
 	defer forgetCopy(req, m.r.cfg.NodeName)
 	for {
@@ -166,8 +173,15 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 			return failed("Live migration failed " + st.Message)
 		}
 		reportCopy(req, m.r.cfg.NodeName, st.Progress)
+		before := w.mode
 		if err := w.act(ctx, cl, st.Progress.DataRemaining, time.Now()); err != nil {
 			return err
+		}
+		if w.mode != before {
+			slog.Info("assisting a migration to complete", "vmi", req.VMI.Name, "namespace", req.VMI.Namespace, "mode", w.mode)
+			if err := m.recordMode(ctx, req, w.mode); err != nil {
+				return err
+			}
 		}
 		counters := copyProgressOf(st.Progress)
 		rep.report(ctx, counters)
@@ -175,64 +189,6 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 			return ctx.Err()
 		}
 	}
-}
-
-// watchdog is upstream's migration monitor: a copy that stops making
-// progress is aborted; one past its completion budget switches to
-// post-copy (post-copy and workload disruption allowed) or is aborted.
-// Post-copy has no timeouts.
-type watchdog struct {
-	plan                virt.MigrationPlan
-	start, lastProgress time.Time
-	lowest              uint64
-	budget              time.Duration
-	postCopy            bool
-}
-
-func newWatchdog(p virt.MigrationPlan, now time.Time) *watchdog {
-	return &watchdog{plan: p, start: now, lastProgress: now, budget: p.CompletionTimeout}
-}
-
-// act judges the copy's progress at now and applies the remedy it calls
-// for; an error ends the copy.
-func (w *watchdog) act(ctx context.Context, cl *launcher.Client, remaining uint64, now time.Time) error {
-	if w.postCopy {
-		return nil
-	}
-	if remaining > 0 && (w.lowest == 0 || remaining < w.lowest) {
-		w.lowest, w.lastProgress = remaining, now
-	}
-	if p := w.plan.ProgressTimeout; p > 0 && now.Sub(w.lastProgress) > p {
-		return abort(ctx, cl, fmt.Sprintf("Live migration stuck for %d seconds and has been aborted", int(now.Sub(w.lastProgress).Seconds())))
-	}
-	if w.budget <= 0 || now.Sub(w.start) <= w.budget {
-		return nil
-	}
-	if w.plan.WorkloadDisruption && w.plan.PostCopy {
-		w.postCopy = true
-		return remedy(ctx, cl, "migrate-postcopy")
-	}
-	// Upstream pauses the guest when only workload disruption is allowed;
-	// a guest paused there would arrive paused, which the target's
-	// launcher does not take as arrived yet: the copy is aborted instead.
-	return abort(ctx, cl, fmt.Sprintf("Live migration is not completed after %d seconds and has been aborted", int(now.Sub(w.start).Seconds())))
-}
-
-// remedy asks the source's launcher for verb; one it cannot apply ends
-// the copy.
-func remedy(ctx context.Context, cl *launcher.Client, verb string) error {
-	if err := cl.Command(ctx, verb); err != nil {
-		return abort(ctx, cl, fmt.Sprintf("Live migration failed %v", err))
-	}
-	return nil
-}
-
-// abort stops the copy and fails the step with why.
-func abort(ctx context.Context, cl *launcher.Client, why string) error {
-	if err := cl.Command(ctx, "migrate-abort"); err != nil {
-		slog.Warn("aborting a migration", "why", why, "error", err)
-	}
-	return failed(why)
 }
 
 // failed is a copy that ended without moving the guest; the workflow

@@ -99,7 +99,8 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 		removeCondition(v, kubevirtv1.VirtualMachineInstancePaused)
 	case libvirt.Paused:
 		vmistatus.SetPhase(v, kubevirtv1.Running)
-		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstancePaused, corev1.ConditionTrue, "PausedByUser", "VMI was paused by user")
+		reason, msg := pausedReason(v, r.cfg.NodeName)
+		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstancePaused, corev1.ConditionTrue, reason, msg)
 		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
 	}
 	return false

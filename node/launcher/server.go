@@ -62,6 +62,9 @@ func serve(path string, l *launcher) (*http.Server, error) {
 	mux.HandleFunc("GET /v1/migration", l.migrationStatus)
 	mux.HandleFunc("PUT /v1/migrate-abort", l.onRunningMigration(l.hv.AbortJob))
 	mux.HandleFunc("PUT /v1/migrate-postcopy", l.onRunningMigration(l.hv.StartPostCopy))
+	// The migration monitor's remedy without post-copy: a paused guest
+	// dirties nothing more, and libvirt resumes it on the target.
+	mux.HandleFunc("PUT /v1/migrate-pause", l.onRunningMigration(l.hv.Pause))
 	mux.HandleFunc("PUT /v1/freeze", l.freeze)
 	mux.HandleFunc("PUT /v1/unfreeze", l.unfreeze)
 	mux.HandleFunc("GET /v1/console", l.console)
