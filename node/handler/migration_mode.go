@@ -52,10 +52,17 @@ func (m *Migrations) recordMode(ctx context.Context, req virt.NodeRequest, mode 
 }
 
 // pausedReason is why the guest on node is paused: the monitor of a
-// migration still in flight from node paused it, else its user did.
+// migration still in flight from node paused it, else its user did. A
+// source in post-copy is paused because the guest runs on the target:
+// no reason, the VMI is not paused.
 func pausedReason(v *kubevirtv1.VirtualMachineInstance, node string) (reason, message string) {
-	if st := v.Status.MigrationState; migrating(v, node) && st.Mode == kubevirtv1.MigrationPaused {
-		return pausedByMigrationReason, pausedByMigrationMessage
+	if st := v.Status.MigrationState; migrating(v, node) {
+		switch st.Mode {
+		case kubevirtv1.MigrationPaused:
+			return pausedByMigrationReason, pausedByMigrationMessage
+		case kubevirtv1.MigrationPostCopy:
+			return "", ""
+		}
 	}
 	return "PausedByUser", "VMI was paused by user"
 }

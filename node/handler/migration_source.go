@@ -51,6 +51,9 @@ func (m *Migrations) MigrateDomain(ctx context.Context, req virt.NodeRequest) er
 	if err := m.checkEndpoint(ctx, req); err != nil {
 		return err
 	}
+	if err := allowPostCopy(req.Plan.PostCopy); err != nil {
+		return err
+	}
 	src, err := m.listenSource(ctx, req, pod)
 	if err != nil {
 		return err

@@ -28,6 +28,9 @@ func (m *Migrations) PrepareTarget(ctx context.Context, req virt.NodeRequest) (v
 	if err != nil {
 		return virt.TargetEndpoint{}, err
 	}
+	if err := allowPostCopy(req.Plan.PostCopy); err != nil {
+		return virt.TargetEndpoint{}, err
+	}
 	if err := m.configureTarget(ctx, req, pod); err != nil {
 		return virt.TargetEndpoint{}, err
 	}

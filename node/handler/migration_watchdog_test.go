@@ -136,3 +136,11 @@ func TestAGuestPausedByTheMigrationMonitorSaysSo(t *testing.T) {
 	assert.Equal(t, "PausedByUser", reason)
 	assert.Equal(t, "VMI was paused by user", msg)
 }
+
+func TestASourceInPostCopyIsNotAPausedVMI(t *testing.T) {
+	started := metav1.Now()
+	v := &kubevirtv1.VirtualMachineInstance{Status: kubevirtv1.VirtualMachineInstanceStatus{
+		MigrationState: &kubevirtv1.VirtualMachineInstanceMigrationState{SourceNode: "node-1", StartTimestamp: &started, Mode: kubevirtv1.MigrationPostCopy}}}
+	reason, _ := pausedReason(v, "node-1")
+	assert.Empty(t, reason)
+}

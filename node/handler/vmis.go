@@ -100,6 +100,9 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	case libvirt.Paused:
 		vmistatus.SetPhase(v, kubevirtv1.Running)
 		reason, msg := pausedReason(v, r.cfg.NodeName)
+		if reason == "" {
+			return false
+		}
 		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstancePaused, corev1.ConditionTrue, reason, msg)
 		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionFalse, "Paused", "VMI was paused")
 	}
