@@ -53,7 +53,7 @@ func TestBenchMigration(t *testing.T) {
 		{name: "idle VM live migration: libvirt's job time", ours: idle.elapsed, baseline: bare.elapsed, note: "the target's completed job, both sides"},
 		{name: "idle VM live migration: downtime", ours: idle.downtime, baseline: bare.downtime, note: "the target's completed job (Total downtime), both sides"},
 	}
-	rows = append(rows, u.dirtyRow(t, ns))
+	rows = append(rows, u.dirtyRows(t, ns)...)
 	rows = append(rows, u.drainRow(t, ns, envInt("BENCH_DRAIN_VMS", 10), idle.wall))
 	printTable(rows)
 }

@@ -62,6 +62,7 @@ func TestARunningGuestMovesLiveToTheOtherNode(t *testing.T) {
 	require.False(t, st.Failed)
 	require.Equal(t, "virtflow-node-1", st.SourceNode)
 	require.Equal(t, "virtflow-node-2", st.TargetNode)
+	require.Equal(t, kubevirtv1.MigrationPreCopy, st.Mode, "an idle guest's copy converges by itself")
 	require.Eventually(t, func() bool { return runningLaunchers(t, n.c, vmi) == 1 }, time.Minute, time.Second,
 		"one launcher runs the guest: the source's went")
 

@@ -32,9 +32,15 @@ var fixedPaths = []string{"/run/containerd", "/var/lib/kubelet", "/var/lib/cni",
 // them back.
 var kubeletSettings = []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops"}
 
-// kernelSettings are what the record keeps: the kubelet's and IP
-// forwarding, which the CNI bridge plugin turns on for the first pod.
-var kernelSettings = append(slices.Clone(kubeletSettings), forwarding)
+// kernelSettings are what the record keeps: the kubelet's, IP
+// forwarding, which the CNI bridge plugin turns on for the first pod, and
+// unprivileged userfaultfd, which the node's agent turns on for a
+// migration that allows post-copy.
+var kernelSettings = append(slices.Clone(kubeletSettings), forwarding, userfaultfd)
+
+// userfaultfd is left as the node's agent set it by Stop, as running
+// guests may be mid post-copy; Purge puts it back.
+const userfaultfd = "vm/unprivileged_userfaultfd"
 
 // recordHost writes the record on the first start and loads it on later
 // ones.

@@ -88,7 +88,7 @@ func (n *Node) purge(ctx context.Context) error {
 	if iso := n.cfg.Isolation; iso != nil {
 		return n.purgeIsolated(iso)
 	}
-	errs := []error{n.Stop(), n.restoreSysctls(forwarding)}
+	errs := []error{n.Stop(), n.restoreSysctls(forwarding, userfaultfd)}
 	errs = append(errs, n.cleanupProxy(ctx))
 	errs = append(errs, removeKubeletChains(ctx), removeCNIChains(ctx))
 	errs = append(errs, n.removeNewEmptyTables(ctx))

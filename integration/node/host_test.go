@@ -20,7 +20,7 @@ var chainName = regexp.MustCompile(`(?m)^:(\S+)`)
 
 func snapshotHost(dir string) hostState {
 	s := hostState{}
-	for _, key := range []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops", "net/ipv4/ip_forward"} {
+	for _, key := range []string{"vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops", "net/ipv4/ip_forward", "vm/unprivileged_userfaultfd"} {
 		data, _ := os.ReadFile(filepath.Join("/proc/sys", key))
 		s["sysctl "+key] = strings.TrimSpace(string(data))
 	}

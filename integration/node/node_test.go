@@ -4,6 +4,7 @@ package node
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -57,4 +58,18 @@ func TestAPodRunsAndItsLogsAndExecWork(t *testing.T) {
 	out, err := exec.Command(env.kubectl, "--kubeconfig", env.cp.KubeconfigPath(), "exec", "hello", "--", "id", "-u").CombinedOutput()
 	require.NoError(t, err, string(out))
 	require.Equal(t, "0\n", string(out))
+}
+
+// TestPurgePutsBackWhatTheNodeAgentSetForPostCopy changes the setting a
+// node's agent turns on for a migration that allows post-copy; TestMain
+// finds it back as it was once the node is purged.
+func TestPurgePutsBackWhatTheNodeAgentSetForPostCopy(t *testing.T) {
+	key := "/proc/sys/vm/unprivileged_userfaultfd"
+	was, err := os.ReadFile(key)
+	require.NoError(t, err)
+	flipped := "1"
+	if strings.TrimSpace(string(was)) == "1" {
+		flipped = "0"
+	}
+	require.NoError(t, os.WriteFile(key, []byte(flipped), 0o644))
 }
