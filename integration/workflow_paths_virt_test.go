@@ -16,7 +16,9 @@ import (
 // virtPathRuns are a live migration's runs with scripted steps, both nodes
 // on the run's node queue: moved (handed over), failed for good (the copy
 // failed, and the paused source could not be resumed) and cancelled during
-// the copy (aborted, the target removed, the end recorded).
+// the copy (aborted, the target removed, the end recorded). The _v2
+// histories are recorded with the versioned cancellation and progress
+// paths; the first recordings stay beside them and replay too.
 func virtPathRuns() []pathRun {
 	const dir = "workflows/virt/testdata/"
 	in := func(string) any {
@@ -50,10 +52,10 @@ func virtPathRuns() []pathRun {
 	}
 	ok := func(context.Context, virtc.NodeRequest) error { return nil }
 	return []pathRun{
-		{file: dir + "migrate_completed.json", workflow: virtc.MigrateWorkflowName, input: in,
+		{file: dir + "migrate_completed_v2.json", workflow: virtc.MigrateWorkflowName, input: in,
 			activities: append(until(), virtc.MigrateDomain.Bind(ok), copies(virtc.CopyGone, virtc.CopyRunning), virtc.HandOver.Bind(ok)),
 			want:       enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, ran: []string{virtc.HandOverName}},
-		{file: dir + "migrate_failed.json", workflow: virtc.MigrateWorkflowName, input: in,
+		{file: dir + "migrate_failed_v2.json", workflow: virtc.MigrateWorkflowName, input: in,
 			activities: append(until(),
 				virtc.MigrateDomain.Bind(func(context.Context, virtc.NodeRequest) error {
 					return nonRetryable("Live migration failed Unable to write to socket: Broken pipe", virtc.ErrTypeMigrationFailed)
@@ -63,7 +65,7 @@ func virtPathRuns() []pathRun {
 					return nonRetryable("the source pod virt-launcher-vm-aaaaa is gone: its guest cannot be resumed", virtc.ErrTypeMigrationFailed)
 				})),
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, ran: []string{virtc.AbortMigrationName, virtc.ResumeSourceName}},
-		{file: dir + "migrate_cancelled.json", workflow: virtc.MigrateWorkflowName, input: in,
+		{file: dir + "migrate_cancelled_v2.json", workflow: virtc.MigrateWorkflowName, input: in,
 			activities: append(until(),
 				virtc.MigrateDomain.Bind(func(ctx context.Context, _ virtc.NodeRequest) error { return untilCancelled(ctx) }),
 				virtc.AbortMigration.Bind(ok), copies(virtc.CopyRunning, virtc.CopyIncoming), virtc.RemoveTarget.Bind(ok),
