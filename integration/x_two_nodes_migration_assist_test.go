@@ -100,17 +100,8 @@ func assisted(t *testing.T, n *upRun, key crclient.ObjectKey, name, node string,
 func assistPolicy(t *testing.T, n *upRun, ns string) *migrationsv1alpha1.MigrationPolicy {
 	perGiB := int64(assistBudgetSeconds)
 	bw := resource.MustParse("2Mi")
-	p := &migrationsv1alpha1.MigrationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "assist-" + ns},
-		Spec: migrationsv1alpha1.MigrationPolicySpec{BandwidthPerMigration: &bw, CompletionTimeoutPerGiB: &perGiB,
-			AllowWorkloadDisruption: ptr.To(true), AllowPostCopy: ptr.To(false),
-			Selectors: &migrationsv1alpha1.Selectors{VirtualMachineInstanceSelector: migrationsv1alpha1.LabelSelector{"migration": ns}}}}
-	require.NoError(t, n.c.Create(context.Background(), p))
-	t.Cleanup(func() {
-		if err := n.c.Delete(context.Background(), p); err != nil {
-			t.Errorf("deleting migration policy %s: %v", p.Name, err)
-		}
-	})
-	return p
+	return namespacePolicy(t, n, "assist-"+ns, ns, migrationsv1alpha1.MigrationPolicySpec{BandwidthPerMigration: &bw,
+		CompletionTimeoutPerGiB: &perGiB, AllowWorkloadDisruption: ptr.To(true), AllowPostCopy: ptr.To(false)})
 }
 
 // vmiCondition is the VMI's condition of type typ, nil without one.

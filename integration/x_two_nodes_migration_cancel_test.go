@@ -86,16 +86,22 @@ func TestAMigrationCancelledMidwayLeavesTheGuestOnItsSource(t *testing.T) {
 func slowPolicy(t *testing.T, n *upRun, ns string) string {
 	perGiB := int64(3600)
 	bw := resource.MustParse("1Mi")
-	p := &migrationsv1alpha1.MigrationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "slow-" + ns},
-		Spec: migrationsv1alpha1.MigrationPolicySpec{BandwidthPerMigration: &bw, CompletionTimeoutPerGiB: &perGiB,
-			Selectors: &migrationsv1alpha1.Selectors{VirtualMachineInstanceSelector: migrationsv1alpha1.LabelSelector{"migration": ns}}}}
+	return namespacePolicy(t, n, "slow-"+ns, ns, migrationsv1alpha1.MigrationPolicySpec{BandwidthPerMigration: &bw, CompletionTimeoutPerGiB: &perGiB}).Name
+}
+
+// namespacePolicy makes the MigrationPolicy name with spec for the
+// namespace's guests labelled migration=<namespace>; it goes after the
+// test.
+func namespacePolicy(t *testing.T, n *upRun, name, ns string, spec migrationsv1alpha1.MigrationPolicySpec) *migrationsv1alpha1.MigrationPolicy {
+	spec.Selectors = &migrationsv1alpha1.Selectors{VirtualMachineInstanceSelector: migrationsv1alpha1.LabelSelector{"migration": ns}}
+	p := &migrationsv1alpha1.MigrationPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
 	require.NoError(t, n.c.Create(context.Background(), p))
 	t.Cleanup(func() {
 		if err := n.c.Delete(context.Background(), p); err != nil {
 			t.Errorf("deleting migration policy %s: %v", p.Name, err)
 		}
 	})
-	return p.Name
+	return p
 }
 
 // launcherLibvirt is a launcher's libvirt as seen from inside its pod.
