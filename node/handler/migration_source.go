@@ -158,8 +158,10 @@ func (m *Migrations) monitor(ctx context.Context, req virt.NodeRequest, pod *cor
 		return err
 	}
 	w := newWatchdog(req.Plan, mode, time.Now())
-	if err := m.recordMode(ctx, req, w.mode); err != nil {
-		return err
+	if mode == "" {
+		if err := m.recordMode(ctx, req, w.mode); err != nil {
+			return err
+		}
 	}
 	rep := m.reporter()
 	defer forgetCopy(req, m.r.cfg.NodeName)

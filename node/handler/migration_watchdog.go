@@ -54,37 +54,43 @@ func (w *watchdog) act(ctx context.Context, cl commander, remaining uint64, now 
 	if remaining > 0 && (w.lowest == 0 || remaining < w.lowest) {
 		w.lowest, w.lastProgress = remaining, now
 	}
-	overdue := w.budget > 0 && now.Sub(w.start) > w.budget
-	if overdue && w.plan.WorkloadDisruption && w.mode == kubevirtv1.MigrationPreCopy {
-		return w.assist(ctx, cl)
+	limit := w.budget
+	if limit > 0 && now.Sub(w.start) > limit && w.plan.WorkloadDisruption && w.mode == kubevirtv1.MigrationPreCopy {
+		if w.assist(ctx, cl) {
+			return nil
+		}
+		// Refused, the remedy is tried again at the next look, as
+		// upstream's monitor does, but only within the budget a paused
+		// copy gets: upstream's copy whose remedy keeps failing is
+		// never aborted.
+		limit *= 2
 	}
 	if p := w.plan.ProgressTimeout; p > 0 && now.Sub(w.lastProgress) > p {
 		return abort(ctx, cl, fmt.Sprintf("Live migration stuck for %d seconds and has been aborted", int(now.Sub(w.lastProgress).Seconds())))
 	}
-	if overdue {
-		return abort(ctx, cl, fmt.Sprintf("Live migration is not completed after %d seconds and has been aborted", int(w.budget.Seconds())))
+	if limit > 0 && now.Sub(w.start) > limit {
+		return abort(ctx, cl, fmt.Sprintf("Live migration is not completed after %d seconds and has been aborted", int(limit.Seconds())))
 	}
 	return nil
 }
 
 // assist helps a copy that outlived its budget to its end: post-copy
 // where allowed, else the guest is paused, so it dirties nothing more,
-// and the budget doubles. A remedy the launcher refuses is retried at
-// the next look, as upstream's monitor does.
-func (w *watchdog) assist(ctx context.Context, cl commander) error {
+// and the budget doubles. False when the launcher refused the remedy.
+func (w *watchdog) assist(ctx context.Context, cl commander) bool {
 	verb, mode := "migrate-pause", kubevirtv1.MigrationPaused
 	if w.plan.PostCopy {
 		verb, mode = "migrate-postcopy", kubevirtv1.MigrationPostCopy
 	}
 	if err := cl.Command(ctx, verb); err != nil {
 		slog.Warn("assisting a migration to complete", "remedy", verb, "error", err)
-		return nil
+		return false
 	}
 	w.mode = mode
 	if mode == kubevirtv1.MigrationPaused {
 		w.budget *= 2
 	}
-	return nil
+	return true
 }
 
 // abort stops the copy and fails the step with why. A guest the copy

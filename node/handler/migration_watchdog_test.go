@@ -97,6 +97,18 @@ func TestWatchdogRetriesARefusedRemedy(t *testing.T) {
 	assert.Equal(t, kubevirtv1.MigrationPaused, w.mode)
 }
 
+// A remedy refused at every look is retried only within twice the
+// budget; then the copy is aborted, never left running for ever.
+func TestWatchdogAbortsACopyWhoseRemedyIsAlwaysRefused(t *testing.T) {
+	start, cl := time.Now(), &verbs{refuse: map[string]bool{"migrate-postcopy": true}}
+	w := newWatchdog(watchdogPlan(true, true), "", start)
+	require.NoError(t, progressing(w, cl, start, 20*time.Second))
+	err := w.act(context.Background(), cl, 1, start.Add(21*time.Second))
+	require.Equal(t, "Live migration is not completed after 20 seconds and has been aborted", failureMessage(t, err))
+	assert.Equal(t, kubevirtv1.MigrationPreCopy, w.mode)
+	assert.Equal(t, "migrate-abort", cl.sent[len(cl.sent)-1])
+}
+
 func TestWatchdogAbortsAStuckCopy(t *testing.T) {
 	start, cl := time.Now(), &verbs{}
 	plan := watchdogPlan(false, false)
