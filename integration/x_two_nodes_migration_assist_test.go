@@ -43,14 +43,8 @@ func TestAMigrationPastItsBudgetIsAssistedToItsEnd(t *testing.T) {
 	ctx := context.Background()
 	ns := n.namespace(t)
 	policy := assistPolicy(t, n, ns)
-	vm := testGuestVM("assisted", kubevirtv1.RunStrategyAlways)
-	vm.Namespace = ns
-	vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
-	require.NoError(t, n.c.Create(ctx, vm))
-	defer deleteVM(t, n.c, vm)
+	vm, _ := policyGuest(t, n, ns, "assisted")
 	key := crclient.ObjectKeyFromObject(vm)
-	require.Equal(t, "virtflow-node-1", runningVMI(t, n.c, key).Status.NodeName)
-	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
 	startCounter(t, n, key)
 	console, err := virtctl.OpenStream(ctx, n.cfg, ns, vm.Name, "console")
 	require.NoError(t, err)

@@ -30,15 +30,8 @@ func TestAMigrationCancelledMidwayLeavesTheGuestOnItsSource(t *testing.T) {
 	ctx := context.Background()
 	ns := n.namespace(t)
 	policy := slowPolicy(t, n, ns)
-	vm := testGuestVM("stayer", kubevirtv1.RunStrategyAlways)
-	vm.Namespace = ns
-	vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
-	require.NoError(t, n.c.Create(ctx, vm))
-	defer deleteVM(t, n.c, vm)
+	vm, vmi := policyGuest(t, n, ns, "stayer")
 	key := crclient.ObjectKeyFromObject(vm)
-	vmi := runningVMI(t, n.c, key)
-	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
-	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
 	source := launcherOn(t, n, key, "virtflow-node-1")
 	startCounter(t, n, key)
 	ip := vmiAddress(t, n, key)
@@ -87,6 +80,21 @@ func slowPolicy(t *testing.T, n *upRun, ns string) string {
 	perGiB := int64(3600)
 	bw := resource.MustParse("1Mi")
 	return namespacePolicy(t, n, "slow-"+ns, ns, migrationsv1alpha1.MigrationPolicySpec{BandwidthPerMigration: &bw, CompletionTimeoutPerGiB: &perGiB}).Name
+}
+
+// policyGuest runs the test guest name labelled for the namespace's
+// policy on the first node, migratable, and deletes it after the test.
+func policyGuest(t *testing.T, n *upRun, ns, name string) (*kubevirtv1.VirtualMachine, *kubevirtv1.VirtualMachineInstance) {
+	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
+	vm.Namespace = ns
+	vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
+	require.NoError(t, n.c.Create(context.Background(), vm))
+	t.Cleanup(func() { deleteVM(t, n.c, vm) })
+	key := crclient.ObjectKeyFromObject(vm)
+	vmi := runningVMI(t, n.c, key)
+	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
+	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
+	return vm, vmi
 }
 
 // namespacePolicy makes the MigrationPolicy name with spec for the
