@@ -237,6 +237,15 @@ func (u *upRun) logTail() string {
 	return string(data)
 }
 
+// lastLines is the end of text, at most n lines.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
 // kubectl is the pinned kubectl on this cluster.
 func (u *upRun) kubectl(args ...string) *exec.Cmd {
 	return kubectlAt(u.dataDir, args...)
@@ -296,8 +305,10 @@ func onNode(t *testing.T) *upRun {
 		t.Fatalf("the shared node: %v", nodeErr)
 	}
 	t.Cleanup(func() {
+		// A short tail only: the whole output would push the failure
+		// itself out of what a CI summary shows.
 		if t.Failed() {
-			t.Logf("virtflow up's output (tail):\n%s", nodeRun.logTail())
+			t.Logf("virtflow up's output: %s; its end:\n%s", nodeRun.log.Name(), lastLines(nodeRun.logTail(), 8))
 		}
 	})
 	return nodeRun
