@@ -41,19 +41,21 @@ type killRow struct {
 
 // TestKillingAComponentAtAPhaseLeavesOneRunningCopy kills the control
 // worker, the source's node agent and the target's node agent with
-// SIGKILL, each while the target waits to be scheduled and while the
-// memory is copied. Every migration ends (a killed control worker's
-// resumes and succeeds; a node agent's death may fail it, the target pod
-// refused by the kubelet while the agent's device plugins are away, or the
-// copy's stream cut), with exactly one QEMU running the guest, on the
-// node the VMI names.
+// SIGKILL, each while the target waits to be scheduled, while the target
+// is prepared, while the target is ready and the copy not yet started, and
+// while the memory is copied. Every migration ends (a killed control
+// worker's resumes and succeeds; a node agent's death may fail it, the
+// target pod refused by the kubelet while the agent's device plugins are
+// away, or the copy's stream cut), with exactly one QEMU running the
+// guest, on the node the VMI names.
 func TestKillingAComponentAtAPhaseLeavesOneRunningCopy(t *testing.T) {
 	n := onTwoNodes(t)
 	ns := n.namespace(t)
 	slowPolicy(t, n, ns)
 	var rows []killRow
 	i := 0
-	for _, phase := range []kubevirtv1.VirtualMachineInstanceMigrationPhase{kubevirtv1.MigrationScheduling, kubevirtv1.MigrationRunning} {
+	for _, phase := range []kubevirtv1.VirtualMachineInstanceMigrationPhase{kubevirtv1.MigrationScheduling,
+		kubevirtv1.MigrationPreparingTarget, kubevirtv1.MigrationTargetReady, kubevirtv1.MigrationRunning} {
 		for _, component := range []string{controlWorker, sourceAgent, targetAgent} {
 			i++
 			name := fmt.Sprintf("killed-%d", i)
@@ -71,7 +73,7 @@ func TestKillingAComponentAtAPhaseLeavesOneRunningCopy(t *testing.T) {
 }
 
 // killDuring migrates a fresh guest from the first node, kills component
-// once the migration reaches phase, and reads how it ended.
+// while the migration is held at phase, and reads how it ended.
 func killDuring(t *testing.T, n *upRun, ns, name, component string, phase kubevirtv1.VirtualMachineInstanceMigrationPhase) killRow {
 	ctx := context.Background()
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
@@ -93,23 +95,9 @@ func killDuring(t *testing.T, n *upRun, ns, name, component string, phase kubevi
 	mig := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: vm.Name}}
 	require.NoError(t, n.c.Create(ctx, mig))
-	require.Eventually(t, func() bool {
-		return n.c.Get(ctx, crclient.ObjectKeyFromObject(mig), mig) == nil && mig.Status.Phase == phase
-	}, 3*time.Minute, 100*time.Millisecond, "the migration never reached %s", phase)
-	if phase == kubevirtv1.MigrationRunning {
-		// Running is published as the source is told to copy: the kill
-		// waits for libvirt's job, which sets the policy's cap.
-		require.Eventually(t, func() bool { return migrationBandwidth(n, ns, source.Name, vm.Name) == 1<<20 },
-			time.Minute, 100*time.Millisecond, "the copy never started")
-	}
+	release := holdAt(t, n, mig, source, phase)
 	killComponent(t, n, component)
-	if phase == kubevirtv1.MigrationScheduling {
-		// The cordoned second node kept the target pending until now.
-		uncordon(t, n, "virtflow-node-2")
-	} else {
-		// Whatever still copies need not crawl at the policy's pace.
-		liftSpeed(n, ns, source.Name, vm.Name)
-	}
+	release()
 	require.Eventually(t, func() bool {
 		return n.c.Get(ctx, crclient.ObjectKeyFromObject(mig), mig) == nil && mig.IsFinal()
 	}, 6*time.Minute, 200*time.Millisecond, "the migration never ended after the %s was killed", component)

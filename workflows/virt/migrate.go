@@ -57,6 +57,8 @@ type migration struct {
 	// inCopy is set while the copy step runs: only then are the
 	// source's reports shown.
 	inCopy bool
+	// runningOnReport says the source's first report publishes Running.
+	runningOnReport bool
 }
 
 // run takes the migration from scheduling to the target running.
@@ -83,10 +85,8 @@ func (m *migration) run(ctx workflow.Context) error {
 	if m.req.Endpoint, err = virt.PrepareTarget.Execute(workflow.WithActivityOptions(ctx, nodeOptions(node, prepareTimeout)), m.req); err != nil {
 		return err
 	}
-	for _, p := range []string{virt.PhaseTargetReady, virt.PhaseRunning} {
-		if err := m.phase(ctx, p); err != nil {
-			return err
-		}
+	if err := m.targetReady(ctx); err != nil {
+		return err
 	}
 	m.copying, m.inCopy = true, true
 	err = virt.MigrateDomain.Execute(workflow.WithActivityOptions(ctx, nodeOptions(m.req.Plan.Source.Node, copyTimeout)), m.req)
@@ -94,7 +94,31 @@ func (m *migration) run(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
+	if m.progress.Phase == virt.PhaseTargetReady {
+		// The copy ended before the source's first report arrived.
+		if err := m.phase(ctx, virt.PhaseRunning); err != nil {
+			return err
+		}
+	}
 	return m.handOverIfMoved(ctx)
+}
+
+// runningWhenCopyStartsChange versions Running as upstream has it: the
+// source started the copy (its first report), not the copy asked for.
+// Runs recorded before it published TargetReady and Running together.
+const runningWhenCopyStartsChange = "migration-running-when-copy-starts"
+
+// targetReady publishes TargetReady and, in runs before
+// runningWhenCopyStartsChange, Running with it.
+func (m *migration) targetReady(ctx workflow.Context) error {
+	m.runningOnReport = workflow.GetVersion(ctx, runningWhenCopyStartsChange, workflow.DefaultVersion, 1) >= 1
+	if err := m.phase(ctx, virt.PhaseTargetReady); err != nil {
+		return err
+	}
+	if m.runningOnReport {
+		return nil
+	}
+	return m.phase(ctx, virt.PhaseRunning)
 }
 
 // handOverIfMoved hands the VMI to the target once both nodes say the
@@ -115,9 +139,14 @@ func (m *migration) handOverIfMoved(ctx workflow.Context) error {
 // phase publishes the VMIM's phase in the workflow's memo; the copy's
 // counters of an earlier phase go.
 func (m *migration) phase(ctx workflow.Context, phase string) error {
+	m.enter(ctx, phase)
+	return m.publish(ctx)
+}
+
+// enter records phase as the current one, unpublished.
+func (m *migration) enter(ctx workflow.Context, phase string) {
 	transitions := append(m.progress.Transitions, virt.Transition{Phase: phase, At: workflow.Now(ctx).UTC()})
 	m.progress = virt.Progress{Phase: phase, Transitions: transitions}
-	return m.publish(ctx)
 }
 
 // end publishes the outcome; recorded says the VMI's status already holds

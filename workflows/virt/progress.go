@@ -28,8 +28,9 @@ func (m *migration) startRelay(ctx workflow.Context) {
 // record.
 func (m *migration) relay(ctx workflow.Context) {
 	ch := virt.ProgressSignal.Channel(ctx)
+	fold := func(r virt.CopyProgress) bool { return m.fold(ctx, r) }
 	for {
-		if !ch.ReceiveBurst(ctx, m.fold) {
+		if !ch.ReceiveBurst(ctx, fold) {
 			continue
 		}
 		if err := m.publish(ctx); err != nil {
@@ -41,8 +42,12 @@ func (m *migration) relay(ctx workflow.Context) {
 // fold takes one report into the memo and tells whether it changed it.
 // Only the copy step's reports count: one that reaches the workflow after
 // the step returned (the source signalled just before it ended) would
-// show a copy that is over as running.
-func (m *migration) fold(r virt.CopyProgress) bool {
+// show a copy that is over as running. The first says the copy started:
+// the migration is Running from then on.
+func (m *migration) fold(ctx workflow.Context, r virt.CopyProgress) bool {
+	if m.inCopy && m.runningOnReport && m.progress.Phase == virt.PhaseTargetReady {
+		m.enter(ctx, virt.PhaseRunning)
+	}
 	if !m.inCopy || m.progress.Phase != virt.PhaseRunning || r == m.progress.CopyProgress {
 		return false
 	}

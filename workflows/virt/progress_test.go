@@ -78,16 +78,41 @@ func TestTheMemoCarriesTheCopysReportsWhileItRuns(t *testing.T) {
 	running := func(c virt.CopyProgress) virt.Progress {
 		return virt.Progress{Phase: virt.PhaseRunning, CopyProgress: c}
 	}
+	// Running is published by the source's first report, as upstream's
+	// phase says the source started the copy.
 	require.Equal(t, []virt.Progress{
 		phase(virt.PhasePending), phase(virt.PhaseScheduling), phase(virt.PhaseScheduled), phase(virt.PhasePreparingTarget),
-		phase(virt.PhaseTargetReady), phase(virt.PhaseRunning),
+		phase(virt.PhaseTargetReady),
 		running(first), running(second),
 		phase(virt.PhaseSucceeded),
 	}, counters(*memos))
 	last := (*memos)[len(*memos)-1]
 	require.Len(t, last.Transitions, 7, "the counters' upserts keep every phase's transition")
-	require.Len(t, (*memos)[7].Transitions, 6)
+	require.Len(t, (*memos)[6].Transitions, 6)
+	ready, started := (*memos)[5].Transitions[4].At, (*memos)[5].Transitions[5].At
+	require.Equal(t, time.Minute, started.Sub(ready), "Running when the first report came, a minute into the copy")
 	env.AssertExpectations(t)
+}
+
+// A run recorded before Running waited for the copy's start published it
+// with TargetReady, before the source was asked to copy.
+func TestARunBeforeRunningWaitedForTheCopyPublishesItWithTargetReady(t *testing.T) {
+	env := newEnv()
+	memos := recordMemos(env)
+	env.OnGetVersion(runningWhenCopyStartsChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	scriptSlowCopy(env)
+	first := virt.CopyProgress{DataTotal: 2 << 30, DataProcessed: 1 << 30, Iteration: 1}
+	report(env, time.Minute, first)
+
+	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
+
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, []virt.Progress{
+		{Phase: virt.PhasePending}, {Phase: virt.PhaseScheduling}, {Phase: virt.PhaseScheduled}, {Phase: virt.PhasePreparingTarget},
+		{Phase: virt.PhaseTargetReady}, {Phase: virt.PhaseRunning}, {Phase: virt.PhaseRunning, CopyProgress: first},
+		{Phase: virt.PhaseSucceeded},
+	}, counters(*memos))
+	require.Equal(t, (*memos)[4].Transitions[4].At, (*memos)[5].Transitions[5].At, "Running with TargetReady")
 }
 
 // A run recorded before the relay (DefaultVersion) publishes its phases

@@ -1,0 +1,118 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/wire/launcherpod"
+)
+
+// holdAt keeps mig at phase until the returned release is called, the way
+// a slow cluster would: the second node cordoned (Scheduling), the target
+// pod's launcher stopped (PreparingTarget: the target never says it
+// waits), the source's launcher stopped (TargetReady: the copy is asked
+// for and never starts), or the copy capped by the namespace's policy
+// (Running). It returns once mig is at phase, held.
+func holdAt(t *testing.T, n *upRun, mig *kubevirtv1.VirtualMachineInstanceMigration, source *corev1.Pod, phase kubevirtv1.VirtualMachineInstanceMigrationPhase) func() {
+	key := crclient.ObjectKey{Namespace: mig.Namespace, Name: mig.Spec.VMIName}
+	release := func() {}
+	switch phase {
+	case kubevirtv1.MigrationScheduling:
+		// The cordoned second node keeps the target pending until then.
+		release = func() { uncordon(t, n, "virtflow-node-2") }
+	case kubevirtv1.MigrationPreparingTarget:
+		release = stopProcess(t, launcherProcess(t, n, key, "virtflow-node-2"))
+	case kubevirtv1.MigrationTargetReady:
+		awaitMigrationPhase(t, n, mig, kubevirtv1.MigrationPreparingTarget)
+		release = stopProcess(t, launcherProcess(t, n, key, "virtflow-node-1"))
+	}
+	awaitMigrationPhase(t, n, mig, phase)
+	switch phase {
+	case kubevirtv1.MigrationTargetReady:
+		// The source was asked to copy and cannot start: still held.
+		time.Sleep(2 * time.Second)
+		require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKeyFromObject(mig), mig))
+		require.Equal(t, phase, mig.Status.Phase, "the copy started under a stopped launcher")
+	case kubevirtv1.MigrationRunning:
+		// Running says the source started the copy; the kill waits for
+		// libvirt's job to hold the policy's cap, then whatever still
+		// copies need not crawl at its pace.
+		require.Eventually(t, func() bool { return migrationBandwidth(n, key.Namespace, source.Name, key.Name) == 1<<20 },
+			time.Minute, 100*time.Millisecond, "the copy never started")
+		release = func() { liftSpeed(n, key.Namespace, source.Name, key.Name) }
+	}
+	return release
+}
+
+// awaitMigrationPhase waits until mig reports phase.
+func awaitMigrationPhase(t *testing.T, n *upRun, mig *kubevirtv1.VirtualMachineInstanceMigration, phase kubevirtv1.VirtualMachineInstanceMigrationPhase) {
+	require.Eventually(t, func() bool {
+		return n.c.Get(context.Background(), crclient.ObjectKeyFromObject(mig), mig) == nil && mig.Status.Phase == phase
+	}, 3*time.Minute, 50*time.Millisecond, "the migration never reached %s (it is %s)", phase, mig.Status.Phase)
+}
+
+// stopProcess sends SIGSTOP to pid and returns what sends SIGCONT, once;
+// the test's end sends it too, so a failed test leaves nothing stopped.
+func stopProcess(t *testing.T, pid int) func() {
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	var once sync.Once
+	resume := func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) }
+	t.Cleanup(resume)
+	return resume
+}
+
+// launcherProcess waits for the launcher of the VMI's pod on node to run
+// and returns its process, found by its command and its pod's cgroup.
+func launcherProcess(t *testing.T, n *upRun, key crclient.ObjectKey, node string) int {
+	prefix := []byte(strings.Join(launcherpod.Command, "\x00") + "\x00")
+	pid := 0
+	require.Eventually(t, func() bool {
+		pods := &corev1.PodList{}
+		if n.c.List(context.Background(), pods, crclient.InNamespace(key.Namespace), crclient.MatchingLabels{"vm.kubevirt.io/name": key.Name}) != nil {
+			return false
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
+				pid = processInPod(prefix, string(p.UID))
+			}
+		}
+		return pid != 0
+	}, 3*time.Minute, 20*time.Millisecond, "no launcher of %s runs on %s", key, node)
+	return pid
+}
+
+// processInPod is a process whose command line starts with prefix in the
+// pod whose UID is uid (its cgroup path names the pod), or 0.
+func processInPod(prefix []byte, uid string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if !bytes.HasPrefix(cmdline, prefix) {
+			continue
+		}
+		cg, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+		if bytes.Contains(cg, []byte("pod"+uid)) || bytes.Contains(cg, []byte("pod"+strings.ReplaceAll(uid, "-", "_"))) {
+			return pid
+		}
+	}
+	return 0
+}
