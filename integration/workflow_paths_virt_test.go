@@ -18,7 +18,8 @@ import (
 // failed, and the paused source could not be resumed) and cancelled during
 // the copy (aborted, the target removed, the end recorded). The _v2
 // histories are recorded with the versioned cancellation and progress
-// paths; the first recordings stay beside them and replay too.
+// paths, the _v3 ones with Running published by the source's first
+// report; the earlier recordings stay beside them and replay too.
 func virtPathRuns() []pathRun {
 	const dir = "workflows/virt/testdata/"
 	in := func(string) any {
@@ -51,11 +52,16 @@ func virtPathRuns() []pathRun {
 		})
 	}
 	ok := func(context.Context, virtc.NodeRequest) error { return nil }
+	// The copy reports once, as a source does when libvirt's job starts:
+	// the migration is Running from then on.
+	reportOnce := func(ctx context.Context, _ virtc.NodeRequest) error {
+		return virtc.ProgressSignal.SendFromActivity(ctx, env.tc, virtc.CopyProgress{DataTotal: 1 << 30, DataRemaining: 1 << 30, Iteration: 1})
+	}
 	return []pathRun{
-		{file: dir + "migrate_completed_v2.json", workflow: virtc.MigrateWorkflowName, input: in,
-			activities: append(until(), virtc.MigrateDomain.Bind(ok), copies(virtc.CopyGone, virtc.CopyRunning), virtc.HandOver.Bind(ok)),
+		{file: dir + "migrate_completed_v3.json", workflow: virtc.MigrateWorkflowName, input: in,
+			activities: append(until(), virtc.MigrateDomain.Bind(reportOnce), copies(virtc.CopyGone, virtc.CopyRunning), virtc.HandOver.Bind(ok)),
 			want:       enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, ran: []string{virtc.HandOverName}},
-		{file: dir + "migrate_failed_v2.json", workflow: virtc.MigrateWorkflowName, input: in,
+		{file: dir + "migrate_failed_v3.json", workflow: virtc.MigrateWorkflowName, input: in,
 			activities: append(until(),
 				virtc.MigrateDomain.Bind(func(context.Context, virtc.NodeRequest) error {
 					return nonRetryable("Live migration failed Unable to write to socket: Broken pipe", virtc.ErrTypeMigrationFailed)
@@ -65,7 +71,7 @@ func virtPathRuns() []pathRun {
 					return nonRetryable("the source pod virt-launcher-vm-aaaaa is gone: its guest cannot be resumed", virtc.ErrTypeMigrationFailed)
 				})),
 			want: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, ran: []string{virtc.AbortMigrationName, virtc.ResumeSourceName}},
-		{file: dir + "migrate_cancelled_v2.json", workflow: virtc.MigrateWorkflowName, input: in,
+		{file: dir + "migrate_cancelled_v3.json", workflow: virtc.MigrateWorkflowName, input: in,
 			activities: append(until(),
 				virtc.MigrateDomain.Bind(func(ctx context.Context, _ virtc.NodeRequest) error { return untilCancelled(ctx) }),
 				virtc.AbortMigration.Bind(ok), copies(virtc.CopyRunning, virtc.CopyIncoming), virtc.RemoveTarget.Bind(ok),
