@@ -146,21 +146,28 @@ func podProcess(t *testing.T, pod corev1.Pod, command []string) int {
 	prefix := []byte(strings.Join(command, "\x00") + "\x00")
 	var found int
 	require.Eventually(t, func() bool {
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		found = firstProcess(prefix, func(pid int) bool {
 			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-			environ = append([]byte{0}, environ...)
-			if bytes.HasPrefix(cmdline, prefix) && bytes.Contains(environ, []byte("\x00HOSTNAME="+pod.Name+"\x00")) {
-				found = pid
-				return true
-			}
-		}
-		return false
+			return bytes.Contains(append([]byte{0}, environ...), []byte("\x00HOSTNAME="+pod.Name+"\x00"))
+		})
+		return found != 0
 	}, 30*time.Second, 200*time.Millisecond, "no process %v in pod %s", command, pod.Name)
 	return found
+}
+
+// firstProcess is a process whose command line starts with prefix and
+// which match accepts, or 0.
+func firstProcess(prefix []byte, match func(pid int) bool) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if bytes.HasPrefix(cmdline, prefix) && match(pid) {
+			return pid
+		}
+	}
+	return 0
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,16 +37,18 @@ func holdAt(t *testing.T, n *upRun, mig *kubevirtv1.VirtualMachineInstanceMigrat
 	case kubevirtv1.MigrationPreparingTarget:
 		release = stopProcess(t, launcherProcess(t, n, key, "virtflow-node-2"))
 	case kubevirtv1.MigrationTargetReady:
+		// Found before the target is prepared, stopped while it is.
+		pid := launcherProcess(t, n, key, "virtflow-node-1")
 		awaitMigrationPhase(t, n, mig, kubevirtv1.MigrationPreparingTarget)
-		release = stopProcess(t, launcherProcess(t, n, key, "virtflow-node-1"))
+		release = stopProcess(t, pid)
 	}
 	awaitMigrationPhase(t, n, mig, phase)
 	switch phase {
-	case kubevirtv1.MigrationTargetReady:
-		// The source was asked to copy and cannot start: still held.
+	case kubevirtv1.MigrationPreparingTarget, kubevirtv1.MigrationTargetReady:
+		// The stopped launcher keeps the migration where it is.
 		time.Sleep(2 * time.Second)
 		require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKeyFromObject(mig), mig))
-		require.Equal(t, phase, mig.Status.Phase, "the copy started under a stopped launcher")
+		require.Equal(t, phase, mig.Status.Phase, "the migration went on past a stopped launcher")
 	case kubevirtv1.MigrationRunning:
 		// Running says the source started the copy; the kill waits for
 		// libvirt's job to hold the policy's cap, then whatever still
@@ -88,10 +89,12 @@ func launcherProcess(t *testing.T, n *upRun, key crclient.ObjectKey, node string
 		}
 		for _, p := range pods.Items {
 			if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
-				pid = processInPod(prefix, string(p.UID))
+				if pid = processInPod(prefix, string(p.UID)); pid != 0 {
+					return true
+				}
 			}
 		}
-		return pid != 0
+		return false
 	}, 3*time.Minute, 20*time.Millisecond, "no launcher of %s runs on %s", key, node)
 	return pid
 }
@@ -99,20 +102,8 @@ func launcherProcess(t *testing.T, n *upRun, key crclient.ObjectKey, node string
 // processInPod is a process whose command line starts with prefix in the
 // pod whose UID is uid (its cgroup path names the pod), or 0.
 func processInPod(prefix []byte, uid string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if !bytes.HasPrefix(cmdline, prefix) {
-			continue
-		}
+	return firstProcess(prefix, func(pid int) bool {
 		cg, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-		if bytes.Contains(cg, []byte("pod"+uid)) || bytes.Contains(cg, []byte("pod"+strings.ReplaceAll(uid, "-", "_"))) {
-			return pid
-		}
-	}
-	return 0
+		return bytes.Contains(cg, []byte("pod"+uid)) || bytes.Contains(cg, []byte("pod"+strings.ReplaceAll(uid, "-", "_")))
+	})
 }

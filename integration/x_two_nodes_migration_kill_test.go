@@ -83,7 +83,9 @@ func killDuring(t *testing.T, n *upRun, ns, name, component string, phase kubevi
 		vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
 	}
 	require.NoError(t, n.c.Create(ctx, vm))
-	defer deleteVM(t, n.c, vm)
+	// A cleanup, not a defer: a launcher the hold stopped is resumed
+	// (a later cleanup, run first) before its VM is deleted.
+	t.Cleanup(func() { deleteVM(t, n.c, vm) })
 	key := crclient.ObjectKeyFromObject(vm)
 	require.Equal(t, "virtflow-node-1", runningVMI(t, n.c, key).Status.NodeName)
 	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)

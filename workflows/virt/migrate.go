@@ -57,6 +57,8 @@ type migration struct {
 	// inCopy is set while the copy step runs: only then are the
 	// source's reports shown.
 	inCopy bool
+	// relaying says the run relays the source's reports.
+	relaying bool
 	// runningOnReport says the source's first report publishes Running.
 	runningOnReport bool
 }
@@ -109,9 +111,12 @@ func (m *migration) run(ctx workflow.Context) error {
 const runningWhenCopyStartsChange = "migration-running-when-copy-starts"
 
 // targetReady publishes TargetReady and, in runs before
-// runningWhenCopyStartsChange, Running with it.
+// runningWhenCopyStartsChange or without a relay to hear the source's
+// reports (started before it), Running with it. A copy that fails before
+// its first report goes from TargetReady to Failed: nothing said it ran.
 func (m *migration) targetReady(ctx workflow.Context) error {
-	m.runningOnReport = workflow.GetVersion(ctx, runningWhenCopyStartsChange, workflow.DefaultVersion, 1) >= 1
+	v := workflow.GetVersion(ctx, runningWhenCopyStartsChange, workflow.DefaultVersion, 1)
+	m.runningOnReport = v >= 1 && m.relaying
 	if err := m.phase(ctx, virt.PhaseTargetReady); err != nil {
 		return err
 	}

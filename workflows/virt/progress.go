@@ -19,6 +19,7 @@ func (m *migration) startRelay(ctx workflow.Context) {
 	if workflow.GetVersion(ctx, progressRelayChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
+	m.relaying = true
 	workflow.Go(ctx, m.relay)
 }
 
@@ -45,11 +46,12 @@ func (m *migration) relay(ctx workflow.Context) {
 // show a copy that is over as running. The first says the copy started:
 // the migration is Running from then on.
 func (m *migration) fold(ctx workflow.Context, r virt.CopyProgress) bool {
-	if m.inCopy && m.runningOnReport && m.progress.Phase == virt.PhaseTargetReady {
+	started := m.inCopy && m.runningOnReport && m.progress.Phase == virt.PhaseTargetReady
+	if started {
 		m.enter(ctx, virt.PhaseRunning)
 	}
 	if !m.inCopy || m.progress.Phase != virt.PhaseRunning || r == m.progress.CopyProgress {
-		return false
+		return started
 	}
 	m.progress.CopyProgress = r
 	return true

@@ -94,6 +94,38 @@ func TestTheMemoCarriesTheCopysReportsWhileItRuns(t *testing.T) {
 	env.AssertExpectations(t)
 }
 
+// A copy that ends before the source's first report is Running once it
+// ended, before the hand-over: the VMIM never skips the phase.
+func TestACopyEndedBeforeAnyReportIsRunningBeforeItSucceeds(t *testing.T) {
+	env := newEnv()
+	memos := recordMemos(env)
+	scriptSlowCopy(env)
+
+	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
+
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, []virt.Progress{
+		{Phase: virt.PhasePending}, {Phase: virt.PhaseScheduling}, {Phase: virt.PhaseScheduled}, {Phase: virt.PhasePreparingTarget},
+		{Phase: virt.PhaseTargetReady}, {Phase: virt.PhaseRunning}, {Phase: virt.PhaseSucceeded},
+	}, counters(*memos))
+	ready, running := (*memos)[5].Transitions[4].At, (*memos)[5].Transitions[5].At
+	require.Equal(t, 10*time.Minute, running.Sub(ready), "Running when the ten-minute copy ended")
+}
+
+// A run started before the relay hears no report: it publishes Running
+// with TargetReady, as before, even where Running waits for the copy.
+func TestARunWithoutTheRelayIsRunningWithTargetReady(t *testing.T) {
+	env := newEnv()
+	memos := recordMemos(env)
+	env.OnGetVersion(progressRelayChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	scriptSlowCopy(env)
+
+	env.ExecuteWorkflow(virt.MigrateWorkflowName, testInput)
+
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, (*memos)[4].Transitions[4].At, (*memos)[5].Transitions[5].At, "Running with TargetReady")
+}
+
 // A run recorded before Running waited for the copy's start published it
 // with TargetReady, before the source was asked to copy.
 func TestARunBeforeRunningWaitedForTheCopyPublishesItWithTargetReady(t *testing.T) {
