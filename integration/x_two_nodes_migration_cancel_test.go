@@ -85,9 +85,17 @@ func slowPolicy(t *testing.T, n *upRun, ns string) string {
 // policyGuest runs the test guest name labelled for the namespace's
 // policy on the first node, migratable, and deletes it after the test.
 func policyGuest(t *testing.T, n *upRun, ns, name string) (*kubevirtv1.VirtualMachine, *kubevirtv1.VirtualMachineInstance) {
+	return migratableGuest(t, n, ns, name, map[string]string{"migration": ns})
+}
+
+// migratableGuest runs the test guest name, with labels, on the first
+// node until it may migrate, and deletes it after the test (a cleanup,
+// not a defer: a launcher a test stopped is resumed by a later cleanup,
+// which runs first).
+func migratableGuest(t *testing.T, n *upRun, ns, name string, labels map[string]string) (*kubevirtv1.VirtualMachine, *kubevirtv1.VirtualMachineInstance) {
 	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
 	vm.Namespace = ns
-	vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
+	vm.Spec.Template.ObjectMeta.Labels = labels
 	require.NoError(t, n.c.Create(context.Background(), vm))
 	t.Cleanup(func() { deleteVM(t, n.c, vm) })
 	key := crclient.ObjectKeyFromObject(vm)

@@ -76,19 +76,13 @@ func TestKillingAComponentAtAPhaseLeavesOneRunningCopy(t *testing.T) {
 // while the migration is held at phase, and reads how it ended.
 func killDuring(t *testing.T, n *upRun, ns, name, component string, phase kubevirtv1.VirtualMachineInstanceMigrationPhase) killRow {
 	ctx := context.Background()
-	vm := testGuestVM(name, kubevirtv1.RunStrategyAlways)
-	vm.Namespace = ns
+	var labels map[string]string
 	if phase == kubevirtv1.MigrationRunning {
 		// Slowed by the namespace's policy, so the copy outlasts the kill.
-		vm.Spec.Template.ObjectMeta.Labels = map[string]string{"migration": ns}
+		labels = map[string]string{"migration": ns}
 	}
-	require.NoError(t, n.c.Create(ctx, vm))
-	// A cleanup, not a defer: a launcher the hold stopped is resumed
-	// (a later cleanup, run first) before its VM is deleted.
-	t.Cleanup(func() { deleteVM(t, n.c, vm) })
+	vm, _ := migratableGuest(t, n, ns, name, labels)
 	key := crclient.ObjectKeyFromObject(vm)
-	require.Equal(t, "virtflow-node-1", runningVMI(t, n.c, key).Status.NodeName)
-	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
 	source := launcherOn(t, n, key, "virtflow-node-1")
 
 	if phase != kubevirtv1.MigrationScheduling {
