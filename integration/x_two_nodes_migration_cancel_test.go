@@ -40,11 +40,9 @@ func TestAMigrationCancelledMidwayLeavesTheGuestOnItsSource(t *testing.T) {
 	mig := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow"},
 		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: vm.Name}}
 	require.NoError(t, n.c.Create(ctx, mig))
-	require.Eventually(t, func() bool {
-		return n.c.Get(ctx, crclient.ObjectKeyFromObject(mig), mig) == nil && mig.Status.Phase == kubevirtv1.MigrationRunning
-	}, 3*time.Minute, 200*time.Millisecond, "the copy never started")
-	// Running is published as the source is told to copy; libvirt sets
-	// the cap as it starts.
+	awaitMigrationPhase(t, n, mig, kubevirtv1.MigrationRunning)
+	// Running says the source's libvirt job started, and libvirt sets the
+	// cap as it starts; the read waits for the first look that shows it.
 	var bw int64
 	require.Eventually(t, func() bool {
 		bw = migrationBandwidth(n, ns, source.Name, vm.Name)
