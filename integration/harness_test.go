@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +25,7 @@ import (
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/platform"
 	"github.com/virtflow/virtflow/embedded/temporal"
+	"github.com/virtflow/virtflow/integration/procs"
 	kubescheme "github.com/virtflow/virtflow/kube/scheme"
 	"github.com/virtflow/virtflow/node/handler"
 	"github.com/virtflow/virtflow/node/libvirt/domain"
@@ -172,14 +172,8 @@ func logFile(t *testing.T, name string) *os.File {
 // test left running: they outlive the node agent by design, but must not
 // outlive the suite and disturb the next run.
 func killLeftovers(dir string) {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(cmdline), dir) {
+	for _, pid := range procs.PIDs() {
+		if pid != os.Getpid() && strings.Contains(procs.Cmdline(pid), dir) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -4,9 +4,7 @@ package integration
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,25 +16,17 @@ import (
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/virtflow/virtflow/embedded/platform"
+	"github.com/virtflow/virtflow/integration/procs"
 )
 
 // nodeProcess is the pid of the node's kubelet or containerd (0 when none
 // runs): the binary of that name whose command line names the data
 // directory.
 func nodeProcess(dataDir, name string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) == name && strings.Contains(string(cmdline), dataDir) {
-			return pid
-		}
-	}
-	return 0
+	return procs.Find(func(_ int, cmdline string) bool {
+		args := strings.Split(cmdline, "\x00")
+		return filepath.Base(args[0]) == name && strings.Contains(cmdline, dataDir)
+	})
 }
 
 // nodeReadySince tells whether the node is Ready on a heartbeat after t.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/integration/procs"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -143,31 +143,17 @@ func launcherPodOf(t *testing.T, c crclient.Client, v *kubevirtv1.VirtualMachine
 // podProcess finds the process of a pod on the node that runs command:
 // the container runtime sets HOSTNAME to the pod's name in its environment.
 func podProcess(t *testing.T, pod corev1.Pod, command []string) int {
-	prefix := []byte(strings.Join(command, "\x00") + "\x00")
+	prefix := strings.Join(command, "\x00") + "\x00"
 	var found int
 	require.Eventually(t, func() bool {
-		found = firstProcess(prefix, func(pid int) bool {
+		found = procs.Find(func(pid int, cmdline string) bool {
+			if !strings.HasPrefix(cmdline, prefix) {
+				return false
+			}
 			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 			return bytes.Contains(append([]byte{0}, environ...), []byte("\x00HOSTNAME="+pod.Name+"\x00"))
 		})
 		return found != 0
 	}, 30*time.Second, 200*time.Millisecond, "no process %v in pod %s", command, pod.Name)
 	return found
-}
-
-// firstProcess is a process whose command line starts with prefix and
-// which match accepts, or 0.
-func firstProcess(prefix []byte, match func(pid int) bool) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if bytes.HasPrefix(cmdline, prefix) && match(pid) {
-			return pid
-		}
-	}
-	return 0
 }

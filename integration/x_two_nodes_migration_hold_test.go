@@ -18,6 +18,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/virtflow/virtflow/integration/procs"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -80,7 +81,7 @@ func stopProcess(t *testing.T, pid int) func() {
 // launcherProcess waits for the launcher of the VMI's pod on node to run
 // and returns its process, found by its command and its pod's cgroup.
 func launcherProcess(t *testing.T, n *upRun, key crclient.ObjectKey, node string) int {
-	prefix := []byte(strings.Join(launcherpod.Command, "\x00") + "\x00")
+	prefix := strings.Join(launcherpod.Command, "\x00") + "\x00"
 	pid := 0
 	require.Eventually(t, func() bool {
 		pods := &corev1.PodList{}
@@ -101,8 +102,11 @@ func launcherProcess(t *testing.T, n *upRun, key crclient.ObjectKey, node string
 
 // processInPod is a process whose command line starts with prefix in the
 // pod whose UID is uid (its cgroup path names the pod), or 0.
-func processInPod(prefix []byte, uid string) int {
-	return firstProcess(prefix, func(pid int) bool {
+func processInPod(prefix, uid string) int {
+	return procs.Find(func(pid int, cmdline string) bool {
+		if !strings.HasPrefix(cmdline, prefix) {
+			return false
+		}
 		cg, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 		return bytes.Contains(cg, []byte("pod"+uid)) || bytes.Contains(cg, []byte("pod"+strings.ReplaceAll(uid, "-", "_")))
 	})

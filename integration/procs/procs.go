@@ -1,5 +1,5 @@
-// Package procs reads what the benchmarks weigh from /proc: processes'
-// resident memory, parents and command names.
+// Package procs reads /proc for the tests and benchmarks: which processes
+// run, their command lines, parents, names and resident memory.
 package procs
 
 import (
@@ -16,15 +16,39 @@ type Process struct {
 	Comm string
 }
 
+// PIDs lists every process's ID.
+func PIDs() []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Cmdline is a process's command line, its arguments NUL-separated
+// (empty when it is gone).
+func Cmdline(pid int) string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return string(data)
+}
+
+// Find is a process whose command line match accepts, or 0.
+func Find(match func(pid int, cmdline string) bool) int {
+	for _, pid := range PIDs() {
+		if match(pid, Cmdline(pid)) {
+			return pid
+		}
+	}
+	return 0
+}
+
 // List reads every process.
 func List() []Process {
 	var out []Process
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range PIDs() {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
 			continue

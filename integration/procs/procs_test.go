@@ -23,3 +23,12 @@ func TestAChildIsListedUnderItsParentWithItsNameAndMemory(t *testing.T) {
 	require.Positive(t, RSSKiB(os.Getpid()))
 	require.Zero(t, RSSKiB(-1))
 }
+
+func TestFindMatchesAProcessByItsCommandLine(t *testing.T) {
+	cmd := exec.Command("sleep", "61")
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	found := Find(func(pid int, cmdline string) bool { return pid == cmd.Process.Pid && cmdline == "sleep\x0061\x00" })
+	require.Equal(t, cmd.Process.Pid, found)
+	require.Zero(t, Find(func(int, string) bool { return false }))
+}
