@@ -190,11 +190,26 @@ func requireCancelled(t *testing.T, n *upRun, mig *kubevirtv1.VirtualMachineInst
 	}
 }
 
-// TestADrainMovesALiveMigrateGuestOffItsNode drains the first node of a
-// guest with evictionStrategy LiveMigrate: the eviction is refused with
-// upstream's 429 while an evacuation migration moves the guest, and
-// `kubectl drain` completes once its launcher pod is gone, the guest
-// running on the second node.
+// onlyDaemonSetsOn fails unless every pod left on node belongs to a
+// DaemonSet: a drained node.
+func onlyDaemonSetsOn(t *testing.T, n *upRun, node string) {
+	t.Helper()
+	pods := &corev1.PodList{}
+	require.NoError(t, n.c.List(context.Background(), pods, crclient.MatchingFields{"spec.nodeName": node}))
+	for _, p := range pods.Items {
+		owner := metav1.GetControllerOf(&p)
+		require.True(t, owner != nil && owner.Kind == "DaemonSet", "pod %s/%s is still on the drained node", p.Namespace, p.Name)
+	}
+}
+
+// TestADrainMovesALiveMigrateGuestOffItsNode drains the first node, all of
+// it, platform pods included, with a guest of evictionStrategy LiveMigrate
+// on it: the eviction is refused with upstream's 429 while an evacuation
+// migration moves the guest, and `kubectl drain` completes once its
+// launcher pod is gone, the guest running on the second node. The node
+// registry stays (a DaemonSet), so the target pod pulls its disk; virt-api
+// moves one pod at a time under its disruption budget, so the eviction
+// webhook answers throughout.
 func TestADrainMovesALiveMigrateGuestOffItsNode(t *testing.T) {
 	n := onTwoNodes(t)
 	ctx := context.Background()
@@ -217,8 +232,9 @@ func TestADrainMovesALiveMigrateGuestOffItsNode(t *testing.T) {
 		}
 	})
 	out, err := n.kubectl("drain", "virtflow-node-1", "--ignore-daemonsets", "--delete-emptydir-data",
-		"--pod-selector", "vm.kubevirt.io/name=drained", "--timeout", "4m").CombinedOutput()
+		"--timeout", "8m").CombinedOutput()
 	require.NoError(t, err, "%s", out)
+	onlyDaemonSetsOn(t, n, "virtflow-node-1")
 	require.Contains(t, string(out), `Eviction triggered evacuation of VMI "`+ns+`/drained"`, "upstream's refusal, which drain retries")
 
 	require.NoError(t, n.c.Get(ctx, key, vmi))

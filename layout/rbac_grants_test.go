@@ -92,6 +92,7 @@ var resources = map[string][2]string{
 	"VirtualMachineClusterPreference":   {"instancetype.kubevirt.io", "virtualmachineclusterpreferences"},
 	"Task":                              {"tekton.dev", "tasks"}, "Pipeline": {"tekton.dev", "pipelines"},
 	"CustomResourceDefinition": {"apiextensions.k8s.io", "customresourcedefinitions"},
+	"PodDisruptionBudget":      {"policy", "poddisruptionbudgets"},
 }
 
 // writes are what an operator does to what it renders: server-side apply

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/virtflow/virtflow/deploy"
 	"github.com/virtflow/virtflow/embedded/controlplane"
 	"github.com/virtflow/virtflow/embedded/images"
@@ -30,9 +33,14 @@ func Registry(binDir, dir, node string, creds controlplane.RegistryCredentials) 
 		values[placeholder] = base64.StdEncoding.EncodeToString(pem)
 	}
 	return Addon{
-		Name:     "registry",
-		Image:    images.Command(RegistryImage, filepath.Join(binDir, "registry"), "/bin/registry", ""),
-		manifest: deploy.Registry,
-		values:   values,
+		Name:      "registry",
+		Image:     images.Command(RegistryImage, filepath.Join(binDir, "registry"), "/bin/registry", ""),
+		manifest:  deploy.Registry,
+		values:    values,
+		daemonSet: true,
+		// Releases before this one ran it as a Deployment, which `kubectl
+		// drain` evicted; it stayed Pending while its node was cordoned, and
+		// no node could pull a container disk.
+		replaces: &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "registry"}},
 	}, nil
 }

@@ -14,20 +14,33 @@ import (
 // Deployment waits until the Deployment has observed its latest spec and
 // all of its replicas are updated and Ready.
 func Deployment(ctx context.Context, c client.Client, key client.ObjectKey, timeout time.Duration) error {
+	d := &appsv1.Deployment{}
+	return wait(ctx, c, key, timeout, "deployment", d, func() string { return DeploymentPending(d) })
+}
+
+// DaemonSet waits until the DaemonSet runs a current, Ready pod on every
+// node it selects.
+func DaemonSet(ctx context.Context, c client.Client, key client.ObjectKey, timeout time.Duration) error {
+	ds := &appsv1.DaemonSet{}
+	return wait(ctx, c, key, timeout, "daemonset", ds, func() string { return DaemonSetPending(ds) })
+}
+
+// wait polls obj until pending, read after each Get, says nothing is.
+func wait(ctx context.Context, c client.Client, key client.ObjectKey, timeout time.Duration,
+	kind string, obj client.Object, pending func() string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	d := &appsv1.Deployment{}
 	why := "not found"
 	for {
-		if err := c.Get(ctx, key, d); err == nil {
-			why = DeploymentPending(d)
+		if err := c.Get(ctx, key, obj); err == nil {
+			why = pending()
 			if why == "" {
 				return nil
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("deployment %s is not ready (%s): %w", key, why, ctx.Err())
+			return fmt.Errorf("%s %s is not ready (%s): %w", kind, key, why, ctx.Err())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

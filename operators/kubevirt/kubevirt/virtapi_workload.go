@@ -29,6 +29,10 @@ const (
 // the certificate's CA.
 func (in Install) virtAPI(ctx context.Context, c client.Reader, ns string) ([]client.Object, error) {
 	l := labels(virtAPIName)
+	replicas, err := infraReplicas(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	certs, bundle, err := workloads.ServingCert(ctx, c, ns, virtAPICerts, []string{virtAPIName + "." + ns + ".svc"}, l)
 	if err != nil {
 		return nil, err
@@ -44,11 +48,13 @@ func (in Install) virtAPI(ctx context.Context, c client.Reader, ns string) ([]cl
 		ObjectMeta: metav1.ObjectMeta{Name: VirtAPIMutator, Labels: l},
 		Webhooks:   virtadmission.MutatingWebhooks(cc),
 	}
+	d := in.virtAPIDeployment(ns)
+	pdb := replicated(d, replicas)
 	objs := []client.Object{
-		in.virtAPIDeployment(ns), certs, workloads.Service(ns, virtAPIName, selector(virtAPIName), l),
+		d, certs, workloads.Service(ns, virtAPIName, selector(virtAPIName), l),
 		workloads.APIService(virtapi.SubresourceGroup, virtapi.SubresourceVersion, ns, virtAPIName, bundle, l), validating, mutating,
 	}
-	return append(objs, identity(ns, virtAPIName)...), nil
+	return append(append(objs, identity(ns, virtAPIName)...), pdb), nil
 }
 
 func (in Install) virtAPIDeployment(ns string) *appsv1.Deployment {

@@ -52,7 +52,13 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	case "virt-api":
 		return in.virtAPI(ctx, c, ns)
 	case "virt-controller":
-		return append([]client.Object{in.controller(ns)}, identity(ns, name)...), nil
+		replicas, err := infraReplicas(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		d := in.controller(ns)
+		pdb := replicated(d, replicas)
+		return append(append([]client.Object{d}, identity(ns, name)...), pdb), nil
 	case "virt-handler":
 		return in.handlerObjects(ctx, c, ns)
 	}

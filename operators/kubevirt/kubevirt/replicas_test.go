@@ -1,0 +1,73 @@
+package kubevirt
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+// nodes is a reader holding n nodes virt-handler made schedulable and one
+// it did not.
+func nodes(n int) client.Reader {
+	objs := []client.Object{&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled"}}}
+	for i := range n {
+		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("node-%d", i), Labels: map[string]string{kubevirtv1.NodeSchedulable: "true"},
+		}})
+	}
+	return fake.NewClientBuilder().WithObjects(objs...).Build()
+}
+
+// budget is the PodDisruptionBudget among objs.
+func budget(t *testing.T, objs []client.Object) *policyv1.PodDisruptionBudget {
+	t.Helper()
+	for _, o := range objs {
+		if p, ok := o.(*policyv1.PodDisruptionBudget); ok {
+			return p
+		}
+	}
+	t.Fatal("no PodDisruptionBudget rendered")
+	return nil
+}
+
+func TestInfraReplicasFollowTheSchedulableNodes(t *testing.T) {
+	for nodeCount, want := range map[int]int32{0: 1, 1: 1, 2: 2, 19: 2, 35: 3} {
+		got, err := infraReplicas(context.Background(), nodes(nodeCount))
+		require.NoError(t, err)
+		require.Equal(t, want, got, "%d nodes", nodeCount)
+	}
+}
+
+// On two nodes each Deployment runs two pods, preferably apart, and a
+// budget keeps one of them through a drain; on one node the budget blocks
+// nothing.
+func TestVirtAPIAndVirtControllerKeepOnePodThroughADrain(t *testing.T) {
+	for _, component := range []string{"virt-api", "virt-controller"} {
+		for nodeCount, minAvailable := range map[int]int{1: 0, 2: 1} {
+			objs, err := install.Render(context.Background(), nodes(nodeCount), owner(), component)
+			require.NoError(t, err)
+			d := objs[0].(*appsv1.Deployment)
+			require.Equal(t, int32(minAvailable+1), *d.Spec.Replicas, "%s on %d nodes", component, nodeCount)
+			pdb := budget(t, objs)
+			require.Equal(t, component+"-pdb", pdb.Name)
+			require.Equal(t, d.Namespace, pdb.Namespace)
+			require.Equal(t, minAvailable, pdb.Spec.MinAvailable.IntValue())
+			require.Equal(t, d.Spec.Selector, pdb.Spec.Selector)
+			term := d.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm
+			require.Equal(t, corev1.LabelHostname, term.TopologyKey)
+			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+			require.NoError(t, err)
+			require.True(t, sel.Matches(k8slabels.Set(d.Spec.Template.Labels)), "the anti-affinity selects the component's own pods")
+		}
+	}
+}
