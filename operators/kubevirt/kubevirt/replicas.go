@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -22,8 +23,12 @@ import (
 // follows the same count (upstream runs two there, whose budget then
 // blocks the node's drain for good), and a cluster whose nodes are not
 // labelled yet counts as one node (upstream starts two, then scales down).
+// A KubeVirt CR's spec.infra.replicas overrides the count, as upstream's.
 // A nil reader, as in a render that reads nothing, counts no node.
-func infraReplicas(ctx context.Context, c client.Reader) (int32, error) {
+func infraReplicas(ctx context.Context, c client.Reader, owner client.Object) (int32, error) {
+	if n, ok := specReplicas(owner); ok {
+		return n, nil
+	}
 	if c == nil {
 		return 1, nil
 	}
@@ -37,6 +42,21 @@ func infraReplicas(ctx context.Context, c client.Reader) (int32, error) {
 		return 1, nil
 	}
 	return max(2, n/10), nil
+}
+
+// specReplicas is the owner's spec.infra.replicas, when it sets one.
+func specReplicas(owner client.Object) (int32, bool) {
+	switch kv := owner.(type) {
+	case *kubevirtv1.KubeVirt:
+		if kv.Spec.Infra != nil && kv.Spec.Infra.Replicas != nil {
+			return int32(*kv.Spec.Infra.Replicas), true
+		}
+	case *unstructured.Unstructured:
+		if n, found, err := unstructured.NestedInt64(kv.Object, "spec", "infra", "replicas"); err == nil && found {
+			return int32(n), true
+		}
+	}
+	return 0, false
 }
 
 // replicated sets d's replica count and spreads its pods over nodes, as
@@ -64,7 +84,8 @@ func replicated(d *appsv1.Deployment, replicas int32) *policyv1.PodDisruptionBud
 // this keeps it (the render only applies), to the same effect.
 func disruptionBudget(d *appsv1.Deployment) *policyv1.PodDisruptionBudget {
 	name := d.Name + "-pdb"
-	minAvailable := intstr.FromInt32(*d.Spec.Replicas - 1)
+	// spec.infra.replicas may ask for none.
+	minAvailable := intstr.FromInt32(max(0, *d.Spec.Replicas-1))
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: name, Labels: map[string]string{componentLabel: name}},

@@ -10,7 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8slabels "k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -42,7 +44,7 @@ func budget(t *testing.T, objs []client.Object) *policyv1.PodDisruptionBudget {
 
 func TestInfraReplicasFollowTheSchedulableNodes(t *testing.T) {
 	for nodeCount, want := range map[int]int32{0: 1, 1: 1, 2: 2, 19: 2, 35: 3} {
-		got, err := infraReplicas(context.Background(), nodes(nodeCount))
+		got, err := infraReplicas(context.Background(), nodes(nodeCount), owner())
 		require.NoError(t, err)
 		require.Equal(t, want, got, "%d nodes", nodeCount)
 	}
@@ -69,5 +71,21 @@ func TestVirtAPIAndVirtControllerKeepOnePodThroughADrain(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, sel.Matches(k8slabels.Set(d.Spec.Template.Labels)), "the anti-affinity selects the component's own pods")
 		}
+	}
+}
+
+// The KubeVirt CR's spec.infra.replicas wins over the node count, typed or
+// as the reconciler reads it.
+func TestSpecInfraReplicasOverrideTheNodeCount(t *testing.T) {
+	three := uint8(3)
+	kv := owner().(*kubevirtv1.KubeVirt)
+	kv.Spec.Infra = &kubevirtv1.ComponentConfig{Replicas: &three}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(kv)
+	require.NoError(t, err)
+	for _, o := range []client.Object{kv, &unstructured.Unstructured{Object: m}} {
+		objs, err := install.Render(context.Background(), nodes(1), o, "virt-api")
+		require.NoError(t, err)
+		require.Equal(t, int32(3), *objs[0].(*appsv1.Deployment).Spec.Replicas, "%T", o)
+		require.Equal(t, 2, budget(t, objs).Spec.MinAvailable.IntValue())
 	}
 }

@@ -27,9 +27,10 @@ const (
 // virtAPI is virt-api's Deployment, its serving certificate, Service,
 // aggregated API registration and webhook configurations, all trusting
 // the certificate's CA.
-func (in Install) virtAPI(ctx context.Context, c client.Reader, ns string) ([]client.Object, error) {
+func (in Install) virtAPI(ctx context.Context, c client.Reader, owner client.Object) ([]client.Object, error) {
+	ns := owner.GetNamespace()
 	l := labels(virtAPIName)
-	replicas, err := infraReplicas(ctx, c)
+	replicas, err := infraReplicas(ctx, c, owner)
 	if err != nil {
 		return nil, err
 	}

@@ -50,9 +50,9 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	ns := owner.GetNamespace()
 	switch name {
 	case "virt-api":
-		return in.virtAPI(ctx, c, ns)
+		return in.virtAPI(ctx, c, owner)
 	case "virt-controller":
-		replicas, err := infraReplicas(ctx, c)
+		replicas, err := infraReplicas(ctx, c, owner)
 		if err != nil {
 			return nil, err
 		}
