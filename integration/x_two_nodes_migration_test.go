@@ -10,11 +10,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/virtflow/virtflow/embedded/platform"
 )
 
 // TestARunningGuestMovesLiveToTheOtherNode migrates a guest started on
@@ -202,6 +206,21 @@ func onlyDaemonSetsOn(t *testing.T, n *upRun, node string) {
 	}
 }
 
+// keptThroughADrain fails unless name runs two Ready pods under a
+// disruption budget that keeps one: what lets a drain move it without a
+// moment of none.
+func keptThroughADrain(t *testing.T, n *upRun, name string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		d := &appsv1.Deployment{}
+		err := n.c.Get(context.Background(), crclient.ObjectKey{Namespace: platform.Namespace, Name: name}, d)
+		return err == nil && d.Status.ReadyReplicas == 2
+	}, 2*time.Minute, time.Second, "%s does not run two Ready pods on two nodes", name)
+	pdb := &policyv1.PodDisruptionBudget{}
+	require.NoError(t, n.c.Get(context.Background(), crclient.ObjectKey{Namespace: platform.Namespace, Name: name + "-pdb"}, pdb))
+	require.Equal(t, 1, pdb.Spec.MinAvailable.IntValue())
+}
+
 // TestADrainMovesALiveMigrateGuestOffItsNode drains the first node, all of
 // it, platform pods included, with a guest of evictionStrategy LiveMigrate
 // on it: the eviction is refused with upstream's 429 while an evacuation
@@ -225,6 +244,8 @@ func TestADrainMovesALiveMigrateGuestOffItsNode(t *testing.T) {
 	require.Equal(t, "virtflow-node-1", vmi.Status.NodeName)
 	require.Eventually(t, func() bool { return liveMigratable(n.c, key) }, time.Minute, time.Second)
 
+	keptThroughADrain(t, n, "virt-api")
+	keptThroughADrain(t, n, "virt-controller")
 	uncordon(t, n, "virtflow-node-2")
 	t.Cleanup(func() {
 		if out, err := n.kubectl("uncordon", "virtflow-node-1").CombinedOutput(); err != nil {

@@ -76,9 +76,33 @@ func (s *tlsServer) Start(ctx context.Context) error {
 		tlsCfg.ClientAuth, tlsCfg.ClientCAs = tls.VerifyClientCertIfGiven, clientCAs
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); _ = hs.Close() }()
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(tls.NewListener(l, tlsCfg)) }()
 	s.serving.Store(true)
-	if err := hs.Serve(tls.NewListener(l, tlsCfg)); !errors.Is(err, http.ErrServerClosed) {
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving %s: %w", s.name, err)
+	case <-ctx.Done():
+	}
+	return s.shutdown(hs, served)
+}
+
+// shutdownDelay is how long a stopping server still answers: the Service
+// routes to a deleted pod for a moment, and a webhook call refused then
+// fails closed (a launcher's eviction refused that way ends `kubectl
+// drain` with an error instead of a retry).
+const shutdownDelay = 5 * time.Second
+
+// shutdown stops hs after shutdownDelay, letting requests in flight end.
+func (s *tlsServer) shutdown(hs *http.Server, served <-chan error) error {
+	s.serving.Store(false)
+	time.Sleep(shutdownDelay)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutting %s down: %w", s.name, err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serving %s: %w", s.name, err)
 	}
 	return nil

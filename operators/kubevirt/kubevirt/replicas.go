@@ -15,33 +15,57 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// infraReplicas is how many pods virt-api and virt-controller run, by
-// upstream's virt-api heuristic: one on a single node, else a tenth of the
-// nodes virt-handler made schedulable and at least two, so that `kubectl
-// drain` of any node leaves one serving (their disruption budgets keep
-// it). Two differences from upstream, both on one node: virt-controller
-// follows the same count (upstream runs two there, whose budget then
-// blocks the node's drain for good), and a cluster whose nodes are not
-// labelled yet counts as one node (upstream starts two, then scales down).
-// A KubeVirt CR's spec.infra.replicas overrides the count, as upstream's.
-// A nil reader, as in a render that reads nothing, counts no node.
-func infraReplicas(ctx context.Context, c client.Reader, owner client.Object) (int32, error) {
+// upstreamReplicas is what upstream's virt-operator gives every
+// Deployment but virt-api's, absent spec.infra.replicas: two, under a
+// budget that keeps one through a drain. (HCO sets spec.infra.replicas to
+// one on a single worker.)
+const upstreamReplicas = 2
+
+// controllerReplicas is virt-controller's count: spec.infra.replicas, else
+// upstream's two.
+func controllerReplicas(owner client.Object) int32 {
+	if n, ok := specReplicas(owner); ok {
+		return n
+	}
+	return upstreamReplicas
+}
+
+// apiReplicas is virt-api's count: spec.infra.replicas, else upstream's
+// heuristic, one pod on a single node, else a tenth of the nodes and at
+// least two. Upstream counts the nodes virt-handler labelled schedulable;
+// this counts those that are Ready too, so a node that left for good (one
+// `up --nodes 1` no longer runs) does not keep two pods and a budget that
+// blocks the last node's drain. A nil reader, as in a render that reads
+// nothing, counts no node.
+func apiReplicas(ctx context.Context, c client.Reader, owner client.Object) (int32, error) {
 	if n, ok := specReplicas(owner); ok {
 		return n, nil
 	}
-	if c == nil {
+	var n int32
+	if c != nil {
+		nodes := &corev1.NodeList{}
+		if err := c.List(ctx, nodes, client.MatchingLabels{kubevirtv1.NodeSchedulable: "true"}); err != nil {
+			return 0, fmt.Errorf("failed to get number of nodes to determine virt-api replicas: %w", err)
+		}
+		for i := range nodes.Items {
+			if nodeReady(&nodes.Items[i]) {
+				n++
+			}
+		}
+	}
+	if n == 1 {
 		return 1, nil
 	}
-	nodes := &metav1.PartialObjectMetadataList{}
-	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	if err := c.List(ctx, nodes, client.MatchingLabels{kubevirtv1.NodeSchedulable: "true"}); err != nil {
-		return 0, fmt.Errorf("failed to get number of nodes to determine virt-api replicas: %w", err)
+	return max(upstreamReplicas, n/10), nil
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
 	}
-	n := int32(len(nodes.Items))
-	if n < 2 {
-		return 1, nil
-	}
-	return max(2, n/10), nil
+	return false
 }
 
 // specReplicas is the owner's spec.infra.replicas, when it sets one.

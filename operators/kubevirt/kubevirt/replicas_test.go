@@ -18,14 +18,26 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
-// nodes is a reader holding n nodes virt-handler made schedulable and one
-// it did not.
+// node is a node, Ready or not, that virt-handler made schedulable or not.
+func node(name string, schedulable, ready bool) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if schedulable {
+		n.Labels = map[string]string{kubevirtv1.NodeSchedulable: "true"}
+	}
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}
+	return n
+}
+
+// nodes is a reader holding n Ready nodes virt-handler made schedulable,
+// one it did not, and one that is labelled but not Ready (gone).
 func nodes(n int) client.Reader {
-	objs := []client.Object{&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled"}}}
+	objs := []client.Object{node("unlabelled", false, true), node("gone", true, false)}
 	for i := range n {
-		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("node-%d", i), Labels: map[string]string{kubevirtv1.NodeSchedulable: "true"},
-		}})
+		objs = append(objs, node(fmt.Sprintf("node-%d", i), true, true))
 	}
 	return fake.NewClientBuilder().WithObjects(objs...).Build()
 }
@@ -42,20 +54,22 @@ func budget(t *testing.T, objs []client.Object) *policyv1.PodDisruptionBudget {
 	return nil
 }
 
-func TestInfraReplicasFollowTheSchedulableNodes(t *testing.T) {
-	for nodeCount, want := range map[int]int32{0: 1, 1: 1, 2: 2, 19: 2, 35: 3} {
-		got, err := infraReplicas(context.Background(), nodes(nodeCount), owner())
+// Upstream's heuristic, over the Ready nodes virt-handler labelled.
+func TestVirtAPIReplicasFollowTheSchedulableNodes(t *testing.T) {
+	for nodeCount, want := range map[int]int32{0: 2, 1: 1, 2: 2, 19: 2, 35: 3} {
+		got, err := apiReplicas(context.Background(), nodes(nodeCount), owner())
 		require.NoError(t, err)
 		require.Equal(t, want, got, "%d nodes", nodeCount)
 	}
 }
 
 // On two nodes each Deployment runs two pods, preferably apart, and a
-// budget keeps one of them through a drain; on one node the budget blocks
-// nothing.
+// budget keeps one of them through a drain; on one node virt-api runs one
+// pod, whose budget blocks nothing, and virt-controller upstream's two.
 func TestVirtAPIAndVirtControllerKeepOnePodThroughADrain(t *testing.T) {
-	for _, component := range []string{"virt-api", "virt-controller"} {
-		for nodeCount, minAvailable := range map[int]int{1: 0, 2: 1} {
+	cases := map[string]map[int]int{"virt-api": {1: 0, 2: 1}, "virt-controller": {1: 1, 2: 1}}
+	for component, byNodes := range cases {
+		for nodeCount, minAvailable := range byNodes {
 			objs, err := install.Render(context.Background(), nodes(nodeCount), owner(), component)
 			require.NoError(t, err)
 			d := objs[0].(*appsv1.Deployment)
@@ -83,9 +97,11 @@ func TestSpecInfraReplicasOverrideTheNodeCount(t *testing.T) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(kv)
 	require.NoError(t, err)
 	for _, o := range []client.Object{kv, &unstructured.Unstructured{Object: m}} {
-		objs, err := install.Render(context.Background(), nodes(1), o, "virt-api")
-		require.NoError(t, err)
-		require.Equal(t, int32(3), *objs[0].(*appsv1.Deployment).Spec.Replicas, "%T", o)
-		require.Equal(t, 2, budget(t, objs).Spec.MinAvailable.IntValue())
+		for _, component := range []string{"virt-api", "virt-controller"} {
+			objs, err := install.Render(context.Background(), nodes(1), o, component)
+			require.NoError(t, err)
+			require.Equal(t, int32(3), *objs[0].(*appsv1.Deployment).Spec.Replicas, "%s of a %T", component, o)
+			require.Equal(t, 2, budget(t, objs).Spec.MinAvailable.IntValue())
+		}
 	}
 }

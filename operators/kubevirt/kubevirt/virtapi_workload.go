@@ -30,7 +30,7 @@ const (
 func (in Install) virtAPI(ctx context.Context, c client.Reader, owner client.Object) ([]client.Object, error) {
 	ns := owner.GetNamespace()
 	l := labels(virtAPIName)
-	replicas, err := infraReplicas(ctx, c, owner)
+	replicas, err := apiReplicas(ctx, c, owner)
 	if err != nil {
 		return nil, err
 	}

@@ -52,12 +52,8 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	case "virt-api":
 		return in.virtAPI(ctx, c, owner)
 	case "virt-controller":
-		replicas, err := infraReplicas(ctx, c, owner)
-		if err != nil {
-			return nil, err
-		}
 		d := in.controller(ns)
-		pdb := replicated(d, replicas)
+		pdb := replicated(d, controllerReplicas(owner))
 		return append(append([]client.Object{d}, identity(ns, name)...), pdb), nil
 	case "virt-handler":
 		return in.handlerObjects(ctx, c, ns)
