@@ -2,7 +2,6 @@ package operands
 
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	hcov1beta1 "github.com/virtflow/virtflow/api/hco/v1beta1"
@@ -68,8 +67,8 @@ func desiredKubeVirt(hc *hcov1beta1.HyperConverged) *kubevirtv1.KubeVirt {
 				DefaultRuntimeClass:    deref(hc.Spec.DefaultRuntimeClass),
 			},
 			WorkloadUpdateStrategy: workloadUpdates(hc.Spec.WorkloadUpdateStrategy),
-			Infra:                  componentConfig(hc.Spec.Infra, highlyAvailable(hc)),
-			Workloads:              componentConfig(hc.Spec.Workloads, highlyAvailable(hc)),
+			Infra:                  componentConfig(hc.Spec.Infra),
+			Workloads:              componentConfig(hc.Spec.Workloads),
 		},
 	}
 	if hc.Spec.EvictionStrategy != nil {
@@ -121,30 +120,14 @@ func workloadUpdates(w hcov1beta1.HyperConvergedWorkloadUpdateStrategy) kubevirt
 	return out
 }
 
-// componentConfig is HCO's placement as the KubeVirt CR's, and, as HCO
-// does, one replica of each component where the infrastructure is not
-// highly available: a second pod there protects from no drain, and its
-// disruption budget would block the node's.
-func componentConfig(c hcov1beta1.HyperConvergedConfig, highlyAvailable bool) *kubevirtv1.ComponentConfig {
-	if c.NodePlacement == nil && highlyAvailable {
+func componentConfig(c hcov1beta1.HyperConvergedConfig) *kubevirtv1.ComponentConfig {
+	if c.NodePlacement == nil {
 		return nil
 	}
-	out := &kubevirtv1.ComponentConfig{}
-	if !highlyAvailable {
-		out.Replicas = ptr.To(uint8(1))
-	}
-	if c.NodePlacement != nil {
-		np := c.NodePlacement.DeepCopy()
-		out.NodePlacement = &kubevirtv1.NodePlacement{NodeSelector: np.NodeSelector, Affinity: np.Affinity, Tolerations: np.Tolerations}
-	}
-	return out
-}
-
-// highlyAvailable is what hco-operator measured; not yet measured counts
-// as not, which a second worker turns within a reconcile.
-func highlyAvailable(hc *hcov1beta1.HyperConverged) bool {
-	ha := hc.Status.InfrastructureHighlyAvailable
-	return ha != nil && *ha
+	np := c.NodePlacement.DeepCopy()
+	return &kubevirtv1.ComponentConfig{NodePlacement: &kubevirtv1.NodePlacement{
+		NodeSelector: np.NodeSelector, Affinity: np.Affinity, Tolerations: np.Tolerations,
+	}}
 }
 
 func deref(s *string) string {

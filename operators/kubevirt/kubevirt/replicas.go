@@ -17,17 +17,24 @@ import (
 
 // upstreamReplicas is what upstream's virt-operator gives every
 // Deployment but virt-api's, absent spec.infra.replicas: two, under a
-// budget that keeps one through a drain. (HCO sets spec.infra.replicas to
-// one on a single worker.)
+// budget that keeps one through a drain.
 const upstreamReplicas = 2
 
-// controllerReplicas is virt-controller's count: spec.infra.replicas, else
-// upstream's two.
-func controllerReplicas(owner client.Object) int32 {
-	if n, ok := specReplicas(owner); ok {
-		return n
+// controllerReplicas is virt-controller's count: spec.infra.replicas,
+// else upstream's two, but one where virt-api runs one. Upstream runs two
+// on a single node too, where HCO then sets spec.infra.replicas to one;
+// here virt-operator itself keeps one there, so that no budget blocks the
+// node's drain and hco-operator writes no count it would have to take
+// back when a second node comes.
+func controllerReplicas(ctx context.Context, c client.Reader, owner client.Object) (int32, error) {
+	api, err := apiReplicas(ctx, c, owner)
+	if err != nil {
+		return 0, err
 	}
-	return upstreamReplicas
+	if _, ok := specReplicas(owner); ok {
+		return api, nil
+	}
+	return min(api, upstreamReplicas), nil
 }
 
 // apiReplicas is virt-api's count: spec.infra.replicas, else upstream's
@@ -35,8 +42,9 @@ func controllerReplicas(owner client.Object) int32 {
 // least two. Upstream counts the nodes virt-handler labelled schedulable;
 // this counts those that are Ready too, so a node that left for good (one
 // `up --nodes 1` no longer runs) does not keep two pods and a budget that
-// blocks the last node's drain. A nil reader, as in a render that reads
-// nothing, counts no node.
+// blocks the last node's drain; and no such node yet counts as one, where
+// upstream starts two and scales down. A nil reader, as in a render that
+// reads nothing, counts no node.
 func apiReplicas(ctx context.Context, c client.Reader, owner client.Object) (int32, error) {
 	if n, ok := specReplicas(owner); ok {
 		return n, nil
@@ -53,7 +61,7 @@ func apiReplicas(ctx context.Context, c client.Reader, owner client.Object) (int
 			}
 		}
 	}
-	if n == 1 {
+	if n < 2 {
 		return 1, nil
 	}
 	return max(upstreamReplicas, n/10), nil

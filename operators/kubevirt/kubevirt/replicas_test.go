@@ -56,7 +56,7 @@ func budget(t *testing.T, objs []client.Object) *policyv1.PodDisruptionBudget {
 
 // Upstream's heuristic, over the Ready nodes virt-handler labelled.
 func TestVirtAPIReplicasFollowTheSchedulableNodes(t *testing.T) {
-	for nodeCount, want := range map[int]int32{0: 2, 1: 1, 2: 2, 19: 2, 35: 3} {
+	for nodeCount, want := range map[int]int32{0: 1, 1: 1, 2: 2, 19: 2, 35: 3} {
 		got, err := apiReplicas(context.Background(), nodes(nodeCount), owner())
 		require.NoError(t, err)
 		require.Equal(t, want, got, "%d nodes", nodeCount)
@@ -64,10 +64,11 @@ func TestVirtAPIReplicasFollowTheSchedulableNodes(t *testing.T) {
 }
 
 // On two nodes each Deployment runs two pods, preferably apart, and a
-// budget keeps one of them through a drain; on one node virt-api runs one
-// pod, whose budget blocks nothing, and virt-controller upstream's two.
+// budget keeps one of them through a drain; on one node each runs one pod,
+// whose budget blocks nothing; on 35 virt-api runs three, virt-controller
+// upstream's two.
 func TestVirtAPIAndVirtControllerKeepOnePodThroughADrain(t *testing.T) {
-	cases := map[string]map[int]int{"virt-api": {1: 0, 2: 1}, "virt-controller": {1: 1, 2: 1}}
+	cases := map[string]map[int]int{"virt-api": {1: 0, 2: 1, 35: 2}, "virt-controller": {1: 0, 2: 1, 35: 1}}
 	for component, byNodes := range cases {
 		for nodeCount, minAvailable := range byNodes {
 			objs, err := install.Render(context.Background(), nodes(nodeCount), owner(), component)

@@ -52,8 +52,12 @@ func (in Install) Render(ctx context.Context, c client.Reader, owner client.Obje
 	case "virt-api":
 		return in.virtAPI(ctx, c, owner)
 	case "virt-controller":
+		replicas, err := controllerReplicas(ctx, c, owner)
+		if err != nil {
+			return nil, err
+		}
 		d := in.controller(ns)
-		pdb := replicated(d, controllerReplicas(owner))
+		pdb := replicated(d, replicas)
 		return append(append([]client.Object{d}, identity(ns, name)...), pdb), nil
 	case "virt-handler":
 		return in.handlerObjects(ctx, c, ns)
