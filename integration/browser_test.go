@@ -43,6 +43,8 @@ func chromiumPath(t *testing.T) string {
 // fetch Chromium would make is switched off rather than left to fail.
 func newBrowser(t *testing.T, base, who string) *browser {
 	t.Helper()
+	profile, err := os.MkdirTemp("", "chromium-profile-")
+	require.NoError(t, err)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.NoSandbox,
@@ -50,7 +52,7 @@ func newBrowser(t *testing.T, base, who string) *browser {
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("ignore-certificate-errors-spki-list", consoleTLS.spki),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1440, 1000),
 	)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -61,8 +63,23 @@ func newBrowser(t *testing.T, base, who string) *browser {
 	t.Cleanup(func() {
 		cancel()
 		cancelAlloc()
+		removeProfile(t, profile)
 	})
 	return b
+}
+
+// removeProfile removes Chromium's profile once its last helper process
+// stopped writing there: those outlive the browser by a moment, and a
+// t.TempDir removed at once failed the test with "directory not empty".
+func removeProfile(t *testing.T, dir string) {
+	var err error
+	for range 20 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Errorf("removing chromium's profile %s: %v", dir, err)
 }
 
 // logPage puts the page's console errors and uncaught exceptions in the
