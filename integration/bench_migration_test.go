@@ -204,7 +204,7 @@ func (u *upRun) drainRow(t *testing.T, ns string, count int, one time.Duration) 
 		require.Equal(t, "virtflow-node-2", v.Status.NodeName, "%s moved", vm.Name)
 		require.Equal(t, kubevirtv1.Running, v.Status.Phase)
 	}
-	return benchRow{name: fmt.Sprintf("drain of a node running %d LiveMigrate VMs → kubectl drain done", count), ours: took, baseline: one,
+	return benchRow{name: fmt.Sprintf("drain of a whole node (platform pods too) running %d LiveMigrate VMs → kubectl drain done", count), ours: took, baseline: one,
 		note: "baseline: one idle VM's migration, VMIM created → Succeeded, same run (2 outbound migrations per node at a time)"}
 }
 

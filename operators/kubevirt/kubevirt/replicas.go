@@ -27,12 +27,12 @@ const upstreamReplicas = 2
 // node's drain and hco-operator writes no count it would have to take
 // back when a second node comes.
 func controllerReplicas(ctx context.Context, c client.Reader, owner client.Object) (int32, error) {
+	if n, ok := specReplicas(owner); ok {
+		return n, nil
+	}
 	api, err := apiReplicas(ctx, c, owner)
 	if err != nil {
 		return 0, err
-	}
-	if _, ok := specReplicas(owner); ok {
-		return api, nil
 	}
 	return min(api, upstreamReplicas), nil
 }
