@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -102,9 +103,14 @@ func send(t *testing.T, socket, msg string) (string, error) {
 	c, err := net.Dial("unix", socket)
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Write([]byte(msg))
-	require.NoError(t, err)
-	require.NoError(t, c.(*net.UnixConn).CloseWrite())
+	// A proxy that refuses its peer closes this end at any moment, so a
+	// write may fail; the caller decides whether that is an error.
+	if _, err := c.Write([]byte(msg)); err != nil {
+		return "", fmt.Errorf("writing to %s: %w", socket, err)
+	}
+	if err := c.(*net.UnixConn).CloseWrite(); err != nil {
+		return "", fmt.Errorf("closing the write side of %s: %w", socket, err)
+	}
 	out, err := io.ReadAll(c)
 	return string(out), err
 }
