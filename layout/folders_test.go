@@ -52,7 +52,10 @@ var folders = map[string]place{
 	"deploy":      {imports: []string{"api"}},
 	"cmd":         {any: true},
 	"integration": {any: true},
-	"layout":      {imports: []string{}},
+	// fidelity tests the whole API surface: every VMI spec field against
+	// virt-api, the launcher pod and the domain builder.
+	"fidelity": {any: true},
+	"layout":   {imports: []string{}},
 	// tools are separate modules that build pinned upstream programs.
 	"tools":    {any: true},
 	"docs":     {},

@@ -24,3 +24,17 @@ func TestCredentialsTheGuestAgentWouldSetAreReportedNotSynchronized(t *testing.T
 	require.Equal(t, corev1.ConditionFalse, c.Status)
 	require.Equal(t, "AccessCredentialsSyncFailed", c.Reason)
 }
+
+func TestAReadinessProbeMakesTheVMIReadyOnlyWithItsPod(t *testing.T) {
+	v := &kubevirtv1.VirtualMachineInstance{}
+	pod := &corev1.Pod{}
+	s, _ := probedReady(v, pod)
+	require.Equal(t, corev1.ConditionTrue, s, "without a probe a running guest is ready")
+	v.Spec.ReadinessProbe = &kubevirtv1.Probe{}
+	s, reason := probedReady(v, pod)
+	require.Equal(t, corev1.ConditionFalse, s)
+	require.Equal(t, "PodNotReady", reason)
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	s, _ = probedReady(v, pod)
+	require.Equal(t, corev1.ConditionTrue, s)
+}

@@ -95,7 +95,8 @@ func (r *vmiReconciler) sync(ctx context.Context, v *kubevirtv1.VirtualMachineIn
 	switch st.State {
 	case libvirt.Running:
 		vmistatus.SetPhase(v, kubevirtv1.Running)
-		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, corev1.ConditionTrue, "", "")
+		ready, reason := probedReady(v, l.networkedPod())
+		vmistatus.SetCondition(v, kubevirtv1.VirtualMachineInstanceReady, ready, reason, "")
 		removeCondition(v, kubevirtv1.VirtualMachineInstancePaused)
 	case libvirt.Paused:
 		vmistatus.SetPhase(v, kubevirtv1.Running)
@@ -153,4 +154,19 @@ func launcherPod(ctx context.Context, c client.Client, node string, v *kubevirtv
 		}
 	}
 	return nil, nil
+}
+
+// probedReady is a running guest's readiness: ready, unless the VMI has
+// a readiness probe, whose verdict the kubelet gives on the launcher pod,
+// as upstream's VMI Ready condition follows its pod's.
+func probedReady(v *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) (corev1.ConditionStatus, string) {
+	if v.Spec.ReadinessProbe == nil || pod == nil {
+		return corev1.ConditionTrue, ""
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return corev1.ConditionTrue, ""
+		}
+	}
+	return corev1.ConditionFalse, "PodNotReady"
 }

@@ -62,7 +62,7 @@ type PVCPath struct {
 const (
 	ConfigFile = "config.json"
 	SocketFile = "launcher.sock"
-	SerialLog  = "serial.log"
+	SerialLog  = launcherpod.SerialLog
 	StatusFile = "status.json"
 )
 

@@ -75,7 +75,8 @@ func run(ctx context.Context, cfg Config) error {
 	l := &launcher{cfg: cfg, hv: hv, name: name}
 	l.incoming.Store(cfg.MigrationTarget)
 	if !cfg.MigrationTarget {
-		if _, err := hv.Create(ctx, xml, false); err != nil {
+		paused := cfg.VMI.Spec.StartStrategy != nil && *cfg.VMI.Spec.StartStrategy == kubevirtv1.StartStrategyPaused
+		if _, err := hv.Create(ctx, xml, paused); err != nil {
 			return err
 		}
 		logf("domain %s started", name)
@@ -105,11 +106,17 @@ func DomainXML(ctx context.Context, cfg Config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return domain.BuildXML(domain.Input{
+	in := domain.Input{
 		VMI: &cfg.VMI, Type: cfg.DomainType, Sources: res.sources, Kernel: res.kernel, Initrd: res.initrd,
 		SerialLog: filepath.Join(cfg.Dir, SerialLog), VNCSocket: cfg.vncSocket(), AgentSocket: cfg.agentSocket(),
-		Network: cfg.Network,
-	})
+		Network: cfg.Network, Firmware: domain.DebianOVMF, NVRAMDir: cfg.Dir,
+	}
+	if c := cfg.VMI.Spec.Domain.CPU; c != nil && c.DedicatedCPUPlacement {
+		if in.CPUSet, err = podCPUSet(); err != nil {
+			return "", err
+		}
+	}
+	return domain.BuildXML(in)
 }
 
 // connect starts the launcher's own libvirt daemon and connects to it; a

@@ -55,10 +55,15 @@ func configurePodNetwork(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualM
 	if err := ns.sysctl(ctx, "net.ipv4.ip_unprivileged_port_start", "0"); err != nil {
 		return Plan{}, err
 	}
-	plan := Interface{Name: iface.Name, Binding: binding, MAC: macOf(iface), Hostname: Hostname(vmi), Ports: iface.Ports}
+	plan := Interface{Name: iface.Name, Binding: binding, MAC: macOf(iface), Hostname: Hostname(vmi),
+		Ports: iface.Ports, PortRanges: iface.PortRanges, DHCPOptions: iface.DHCPOptions}
+	subnet, err := masqueradeSubnet(vmi)
+	if err != nil {
+		return Plan{}, err
+	}
 	switch binding {
 	case Masquerade:
-		err = configureMasquerade(ctx, ns, &plan, owner)
+		err = configureMasquerade(ctx, ns, &plan, subnet, owner)
 	case Bridge:
 		err = configureBridge(ctx, ns, &plan, owner)
 	case Passt:
@@ -83,12 +88,12 @@ func configurePasst(ctx context.Context, ns Netns, plan *Interface, owner Owner)
 	return err
 }
 
-func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, owner Owner) error {
+func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, subnet masquerade, owner Owner) error {
 	mtu, err := linkMTU(ctx, ns, PodInterface)
 	if err != nil {
 		return err
 	}
-	if err := ensureBridge(ctx, ns, PodBridge, mtu, MasqueradeGateway); err != nil {
+	if err := ensureBridge(ctx, ns, PodBridge, mtu, subnet.gateway); err != nil {
 		return err
 	}
 	if err := ensureTap(ctx, ns, podTap, PodBridge, mtu, owner); err != nil {
@@ -103,12 +108,12 @@ func configureMasquerade(ctx context.Context, ns Netns, plan *Interface, owner O
 	}
 	// Declaring the table first makes the delete succeed on a first run:
 	// the ruleset is replaced whole, atomically.
-	rules := "table ip nat {}\ndelete table ip nat\n" + masqueradeRules(PodBridge, plan.Ports)
+	rules := "table ip nat {}\ndelete table ip nat\n" + masqueradeRules(PodBridge, subnet, portMatches(plan.Ports, plan.PortRanges))
 	if _, err := ns.run(ctx, rules, "nft", "-f", "-"); err != nil {
 		return fmt.Errorf("installing NAT rules: %w", err)
 	}
 	plan.Tap, plan.Bridge, plan.MTU = podTap, PodBridge, mtu
-	plan.GuestAddress, plan.Gateway, plan.ServerAddress = MasqueradeGuest, MasqueradeGateway.Addr(), MasqueradeGateway.Addr()
+	plan.GuestAddress, plan.Gateway, plan.ServerAddress = subnet.guest, subnet.gateway.Addr(), subnet.gateway.Addr()
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"net"
 	"net/netip"
 	"os"
@@ -90,6 +91,7 @@ func (l Lease) reply(req dhcpMessage) (dhcpMessage, bool) {
 	if l.MTU > 0 {
 		opts[optMTU] = uint16Bytes(uint16(l.MTU))
 	}
+	addDHCPOptions(opts, l.DHCPOptions)
 	return dhcpMessage{
 		op: bootReply, xid: req.xid, flags: req.flags, ciaddr: req.ciaddr,
 		yiaddr: l.GuestAddress.Addr(), siaddr: l.ServerAddress, chaddr: req.chaddr,
@@ -142,5 +144,32 @@ func ServeDHCP(ctx context.Context, l Lease, started chan<- error) error {
 				return fmt.Errorf("DHCP server of interface %s: answering: %w", l.Name, err)
 			}
 		}
+	}
+}
+
+// addDHCPOptions adds what the interface's dhcpOptions ask for: a boot
+// file and TFTP server for network boot, NTP servers, and the private
+// options (224-254) as given.
+func addDHCPOptions(opts map[byte][]byte, o *kubevirtv1.DHCPOptions) {
+	if o == nil {
+		return
+	}
+	if o.BootFileName != "" {
+		opts[optBootFile] = []byte(o.BootFileName)
+	}
+	if o.TFTPServerName != "" {
+		opts[optTFTPServer] = []byte(o.TFTPServerName)
+	}
+	var ntp []byte
+	for _, s := range o.NTPServers {
+		if a, err := netip.ParseAddr(s); err == nil && a.Is4() {
+			ntp = append(ntp, addr4(a)...)
+		}
+	}
+	if len(ntp) > 0 {
+		opts[optNTPServers] = ntp
+	}
+	for _, p := range o.PrivateOptions {
+		opts[byte(p.Option)] = []byte(p.Value)
 	}
 }

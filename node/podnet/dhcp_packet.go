@@ -24,6 +24,9 @@ const (
 	optHostname     = 12
 	optDomainName   = 15
 	optMTU          = 26
+	optNTPServers   = 42
+	optTFTPServer   = 66
+	optBootFile     = 67
 	optLeaseTime    = 51
 	optMessageType  = 53
 	optServerID     = 54

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 )
 
 func discover(t *testing.T, mac string, typ byte) dhcpMessage {
@@ -46,6 +47,25 @@ func TestTheGuestIsOfferedThenGivenItsAddressRoutesDNSAndName(t *testing.T) {
 		raw := resp.marshal()
 		require.Equal(t, netip.MustParseAddr("10.0.2.2"), netip.AddrFrom4([4]byte(raw[16:20])), "yiaddr")
 	}
+}
+
+func TestTheInterfacesDHCPOptionsAreOffered(t *testing.T) {
+	resolv := filepath.Join(t.TempDir(), "resolv.conf")
+	require.NoError(t, os.WriteFile(resolv, []byte("nameserver 10.96.0.10\n"), 0o644))
+	iface := Interface{Name: "default", Binding: Masquerade, MAC: "02:aa:bb:cc:dd:ee", Bridge: PodBridge,
+		GuestAddress: MasqueradeGuest, Gateway: MasqueradeGateway.Addr(), ServerAddress: MasqueradeGateway.Addr(),
+		DHCPOptions: &kubevirtv1.DHCPOptions{BootFileName: "pxelinux.0", TFTPServerName: "tftp.example", NTPServers: []string{"10.1.1.1", "10.1.1.2"},
+			PrivateOptions: []kubevirtv1.DHCPPrivateOptions{{Option: 240, Value: "extra"}}}}
+	l, err := LeaseFor(iface, resolv)
+	require.NoError(t, err)
+	resp, ok := l.reply(discover(t, "02:aa:bb:cc:dd:ee", dhcpDiscover))
+	require.True(t, ok)
+	got, err := parseDHCP(resp.marshal())
+	require.NoError(t, err)
+	require.Equal(t, "pxelinux.0", string(got.options[optBootFile]))
+	require.Equal(t, "tftp.example", string(got.options[optTFTPServer]))
+	require.Equal(t, []byte{10, 1, 1, 1, 10, 1, 1, 2}, got.options[optNTPServers])
+	require.Equal(t, "extra", string(got.options[240]))
 }
 
 func TestAnotherMACOrMessageGetsNoAnswer(t *testing.T) {

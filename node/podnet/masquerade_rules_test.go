@@ -9,7 +9,7 @@ import (
 )
 
 func TestWithoutPortsEverythingReachesTheGuest(t *testing.T) {
-	r := masqueradeRules(PodBridge, nil)
+	r := masqueradeRules(PodBridge, masquerade{MasqueradeGateway, MasqueradeGuest}, portMatches(nil, nil))
 	for _, want := range []string{
 		`iifname "eth0" counter jump KUBEVIRT_PREINBOUND`,
 		"ip saddr 10.0.2.2 counter masquerade",
@@ -23,12 +23,33 @@ func TestWithoutPortsEverythingReachesTheGuest(t *testing.T) {
 }
 
 func TestWithPortsOnlyThoseReachTheGuest(t *testing.T) {
-	r := masqueradeRules(PodBridge, []kubevirtv1.Port{{Port: 80}, {Port: 53, Protocol: "UDP"}})
+	r := masqueradeRules(PodBridge, masquerade{MasqueradeGateway, MasqueradeGuest}, portMatches([]kubevirtv1.Port{{Port: 80}, {Port: 53, Protocol: "UDP"}}, nil))
 	require.Contains(t, r, "tcp dport 80 counter dnat to 10.0.2.2")
 	require.Contains(t, r, "udp dport 53 counter dnat to 10.0.2.2")
 	require.Contains(t, r, "ip daddr 127.0.0.1 tcp dport 80 counter dnat to 10.0.2.2")
 	require.Contains(t, r, "tcp dport 80 ip saddr 127.0.0.1 counter snat to 10.0.2.1")
 	require.Equal(t, 2, strings.Count(r, "dnat to 10.0.2.2\n")-2, "one inbound rule per port, besides the output ones")
+}
+
+func TestPortRangesReachTheGuestAndOnlyThey(t *testing.T) {
+	r := masqueradeRules(PodBridge, masquerade{MasqueradeGateway, MasqueradeGuest}, portMatches(nil, []kubevirtv1.PortRange{{Protocol: "UDP", Start: 5000, End: 5010}}))
+	require.Contains(t, r, "udp dport 5000-5010 counter dnat to 10.0.2.2")
+	require.NotContains(t, r, "    counter dnat to 10.0.2.2", "nothing outside the range is forwarded")
+}
+
+func TestTheVMNetworkCIDRPlacesTheGatewayAndTheGuest(t *testing.T) {
+	vmi := &kubevirtv1.VirtualMachineInstance{Spec: kubevirtv1.VirtualMachineInstanceSpec{Networks: []kubevirtv1.Network{
+		{Name: "default", NetworkSource: kubevirtv1.NetworkSource{Pod: &kubevirtv1.PodNetwork{VMNetworkCIDR: "10.11.12.0/28"}}},
+	}}}
+	m, err := masqueradeSubnet(vmi)
+	require.NoError(t, err)
+	require.Equal(t, "10.11.12.1/28", m.gateway.String())
+	require.Equal(t, "10.11.12.2/28", m.guest.String())
+	r := masqueradeRules(PodBridge, m, portMatches(nil, nil))
+	require.Contains(t, r, "ip saddr 10.11.12.2 counter masquerade")
+	vmi.Spec.Networks[0].Pod.VMNetworkCIDR = "10.0.0.0/31"
+	_, err = masqueradeSubnet(vmi)
+	require.ErrorContains(t, err, "room for a gateway and a guest")
 }
 
 func TestABindingThisNodeCannotConnectIsRefused(t *testing.T) {

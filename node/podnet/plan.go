@@ -64,8 +64,12 @@ type Interface struct {
 	ServerAddress netip.Addr   `json:"serverAddress,omitzero"`
 	// MTU is the pod interface's, given to the guest too.
 	MTU int `json:"mtu,omitempty"`
-	// Ports are the masquerade interface's forwarded ports; all when empty.
-	Ports []kubevirtv1.Port `json:"ports,omitempty"`
+	// Ports and PortRanges are the masquerade interface's forwarded
+	// ports; all when both are empty.
+	Ports      []kubevirtv1.Port      `json:"ports,omitempty"`
+	PortRanges []kubevirtv1.PortRange `json:"portRanges,omitempty"`
+	// DHCPOptions are the interface's extra DHCP options.
+	DHCPOptions *kubevirtv1.DHCPOptions `json:"dhcpOptions,omitempty"`
 	// Hostname is the guest's host name, sent by DHCP.
 	Hostname string `json:"hostname,omitempty"`
 	// Socket is where the launcher's passt listens for the guest's

@@ -65,6 +65,10 @@ const (
 // HostCacheDir is CacheVolume on the node.
 const HostCacheDir = "/var/lib/kubevirt/libvirt-cache"
 
+// SerialLog is the guest's serial console log in PrivateDir, which the
+// guest-console-log container streams.
+const SerialLog = "serial.log"
+
 // SocketFile is the launcher's command socket in SocketsDir.
 const SocketFile = "launcher.sock"
 

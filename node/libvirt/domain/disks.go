@@ -29,9 +29,20 @@ func addDisks(dom *libvirtxml.Domain, in Input) error {
 		if err != nil {
 			return err
 		}
+		if disk.Target.Bus == string(kubevirtv1.DiskBusVirtio) && transitional(in.VMI) {
+			disk.Model = "virtio-transitional"
+		}
+		if err := diskOptions(&disk, d, &in.VMI.Spec.Domain, guestVCPUs(dom.VCPU)); err != nil {
+			return err
+		}
 		dom.Devices.Disks = append(dom.Devices.Disks, disk)
 	}
 	return nil
+}
+
+// transitional tells whether the guest predates virtio 1.0.
+func transitional(vmi *kubevirtv1.VirtualMachineInstance) bool {
+	return virtioModel(&vmi.Spec.Domain) == "virtio-transitional"
 }
 
 func diskOf(d kubevirtv1.Disk, src Source, next map[string]int) (libvirtxml.DomainDisk, error) {
@@ -82,7 +93,9 @@ func deviceAndBus(d kubevirtv1.Disk) (string, kubevirtv1.DiskBus, bool, error) {
 		if bus == kubevirtv1.DiskBusVirtio {
 			return "", "", false, fmt.Errorf("disk %s: bus virtio is not supported for cdroms", d.Name)
 		}
-		return "cdrom", bus, true, validBus(d.Name, bus)
+		// Read-only unless the spec says otherwise, as upstream.
+		ro := d.CDRom.ReadOnly == nil || *d.CDRom.ReadOnly
+		return "cdrom", bus, ro, validBus(d.Name, bus)
 	case d.LUN != nil:
 		return "", "", false, fmt.Errorf("disk %s: lun disks are not supported", d.Name)
 	default:
@@ -153,6 +166,9 @@ func addInterfaces(dom *libvirtxml.Domain, in Input) error {
 		if model == "" {
 			model = "virtio"
 		}
+		if model == "virtio" && transitional(in.VMI) {
+			model = "virtio-transitional"
+		}
 		i := libvirtxml.DomainInterface{
 			Model: &libvirtxml.DomainInterfaceModel{Type: model},
 			Alias: &libvirtxml.DomainAlias{Name: "ua-" + iface.Name},
@@ -163,6 +179,9 @@ func addInterfaces(dom *libvirtxml.Domain, in Input) error {
 		}
 		if iface.BootOrder != nil {
 			i.Boot = &libvirtxml.DomainDeviceBoot{Order: *iface.BootOrder}
+		}
+		if err := interfaceOptions(&i, iface, in.VMI, dom.VCPU); err != nil {
+			return err
 		}
 		dom.Devices.Interfaces = append(dom.Devices.Interfaces, i)
 	}

@@ -66,6 +66,16 @@ type Input struct {
 	Emulator string
 	// Network is how the node agent connected the interfaces.
 	Network podnet.Plan
+	// Firmware is where the node keeps EFI firmware; NVRAMDir is where
+	// the VMI's EFI variable store is made from its template.
+	Firmware Firmware
+	NVRAMDir string
+	// SMBIOS is the KubeVirt CR's configuration.smbios; nil means
+	// upstream's defaults.
+	SMBIOS *kubevirtv1.SMBiosConfiguration
+	// CPUSet is the CPUs the kubelet's CPU manager gave the pod, for a
+	// VMI with dedicated CPUs.
+	CPUSet []int
 }
 
 // Name is the libvirt domain name of a VMI: namespace and name, as upstream
@@ -80,18 +90,25 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 		return nil, errors.New("no VirtualMachineInstance given")
 	}
 	spec := &in.VMI.Spec.Domain
+	// The pod got the devices from their plugins, but handing a PCI
+	// device to the guest is not built: fail rather than start without.
+	if len(spec.Devices.GPUs) > 0 || len(spec.Devices.HostDevices) > 0 {
+		return nil, errors.New("spec.domain.devices: passing GPUs and host devices through to the guest is not supported yet by this virtflow release")
+	}
 	mem, err := guestMemory(in.VMI)
 	if err != nil {
 		return nil, err
 	}
-	vcpu, topo := cpuTopology(spec.CPU)
+	_, topo := cpuTopology(spec.CPU)
+	vcpu := vcpusOf(spec.CPU, &topo)
 	dom := &libvirtxml.Domain{
 		Type: string(in.Type), Name: Name(in.VMI), UUID: uuidOf(in.VMI),
 		Memory:     &libvirtxml.DomainMemory{Value: uint(mem / 1024), Unit: "KiB"},
-		VCPU:       &libvirtxml.DomainVCPU{Value: vcpu},
+		VCPU:       vcpu,
 		CPU:        cpuOf(in.Type, spec.CPU, topo),
 		OS:         &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Type: "hvm", Arch: "x86_64", Machine: machineType(spec)}},
-		Features:   &libvirtxml.DomainFeatureList{ACPI: &libvirtxml.DomainFeature{}},
+		Features:   featuresOf(spec),
+		Clock:      clockOf(spec.Clock),
 		OnPoweroff: "destroy",
 		OnReboot:   "restart",
 		OnCrash:    "destroy",
@@ -101,16 +118,29 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 	if err := addKernelBoot(dom, in); err != nil {
 		return nil, err
 	}
+	if err := addFirmware(dom, in); err != nil {
+		return nil, err
+	}
+	addSysInfo(dom, in)
+	if err := addHugepages(dom, spec); err != nil {
+		return nil, err
+	}
+	if err := addPinning(dom, in); err != nil {
+		return nil, err
+	}
 	if err := addDisks(dom, in); err != nil {
 		return nil, err
 	}
+	addIOThreads(dom, spec)
 	addConsole(dom, in)
 	addGraphics(dom, in)
 	addAgentChannel(dom, in)
 	if err := addInterfaces(dom, in); err != nil {
 		return nil, err
 	}
-	dom.Devices.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "none"}
+	if err := addDevices(dom, in); err != nil {
+		return nil, err
+	}
 	return dom, nil
 }
 
@@ -184,6 +214,20 @@ func cpuOf(typ Type, cpu *kubevirtv1.CPU, t topology) *libvirtxml.DomainCPU {
 		c.Mode = "custom"
 		c.Model = &libvirtxml.DomainCPUModel{Value: model, Fallback: "allow"}
 	}
+	if cpu != nil && len(cpu.Features) > 0 {
+		// libvirt takes features only with a model; emulation's widest
+		// is "maximum", where KVM's default is host-model.
+		if c.Mode == "" {
+			c.Mode = "maximum"
+		}
+		for _, f := range cpu.Features {
+			policy := f.Policy
+			if policy == "" {
+				policy = "require"
+			}
+			c.Features = append(c.Features, libvirtxml.DomainCPUFeature{Name: f.Name, Policy: policy})
+		}
+	}
 	return c
 }
 
@@ -241,8 +285,17 @@ func addGraphics(dom *libvirtxml.Domain, in Input) {
 		return
 	}
 	dom.Devices.Graphics = []libvirtxml.DomainGraphic{{VNC: &libvirtxml.DomainGraphicVNC{Socket: in.VNCSocket}}}
-	vram := uint(16384)
-	dom.Devices.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "vga", VRam: vram, Heads: 1}}}
+	model := libvirtxml.DomainVideoModel{Type: "vga", VRam: 16384, Heads: 1}
+	// Upstream's defaults: VGA, or Bochs for EFI guests, whose firmware
+	// has no VGA BIOS to draw with; spec.domain.devices.video names
+	// another.
+	if isEFI, _ := efi(&in.VMI.Spec.Domain); isEFI {
+		model = libvirtxml.DomainVideoModel{Type: "bochs", Heads: 1}
+	}
+	if v := in.VMI.Spec.Domain.Devices.Video; v != nil && v.Type != "" {
+		model.Type = v.Type
+	}
+	dom.Devices.Videos = []libvirtxml.DomainVideo{{Model: model}}
 }
 
 // addAgentChannel gives the guest the virtio-serial port a QEMU guest

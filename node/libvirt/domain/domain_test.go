@@ -64,6 +64,12 @@ func TestBuildValidSpecs(t *testing.T) {
 			require.Equal(t, "sda", ci.Target.Dev)
 			require.NotNil(t, ci.ReadOnly)
 			require.Equal(t, "/run/vmi/serial.log", d.Devices.Serials[0].Log.File)
+			require.Equal(t, "virtio-non-transitional", d.Devices.MemBalloon.Model, "upstream attaches a balloon unless told not to")
+			require.Equal(t, "on", d.Devices.MemBalloon.FreePageReporting)
+			require.Equal(t, "KubeVirt", d.SysInfo[0].SMBIOS.System.Entry[1].Value, "the guest sees upstream's SMBIOS maker")
+			require.Nil(t, d.OS.Loader, "BIOS unless EFI is asked for")
+		}},
+		{"no balloon when told", func(in *Input) { in.VMI.Spec.Domain.Devices.AutoattachMemBalloon = new(bool) }, func(t *testing.T, d *libvirtxml.Domain) {
 			require.Equal(t, "none", d.Devices.MemBalloon.Model)
 		}},
 		{"kvm uses host-model", func(in *Input) { in.Type = KVM }, func(t *testing.T, d *libvirtxml.Domain) {

@@ -19,6 +19,11 @@ func SetVMIDefaults(spec *kubevirtv1.VirtualMachineInstanceSpec) {
 	AddVolumeDisks(spec)
 	setTemplateDefaults(spec)
 	setCPUDefaults(spec)
+	// Hyper-V enlightenments get the ones they depend on, as upstream's
+	// defaults give them, so QEMU does not refuse the guest later.
+	if f := spec.Domain.Features; f != nil && f.Hyperv != nil {
+		*spec = *withHypervDefaults(spec)
+	}
 	d := &spec.Domain
 	if d.Memory != nil && d.Memory.Guest != nil && d.Resources.Requests.Memory().IsZero() {
 		if d.Resources.Requests == nil {

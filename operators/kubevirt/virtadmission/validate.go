@@ -42,6 +42,7 @@ var specChecks = []specCheck{
 	validateUtilityVolumes, validateAccessCredentials, validateDNS, validateEvictionStrategy, validateRamFB,
 	validateSound, validateLaunchSecurity, validateVSOCK, validatePersistentReservation, validateDownwardMetricsDevice,
 	validateFilesystems, validateVideo, validatePanicDevices, validateRebootPolicy, validateReservedOverhead,
+	validateDRA, validateNotYet,
 }
 
 // ValidateVMISpec checks a VMI spec (or a VM template's) at path f, as

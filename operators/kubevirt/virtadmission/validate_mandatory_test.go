@@ -101,10 +101,10 @@ func TestDefaultedSpecsValidate(t *testing.T) {
 			mutate(&s)
 			SetVMIDefaults(&s)
 			f := field.NewPath("spec")
-			require.Empty(t, ValidateVMISpec(f, &s))
+			require.Empty(t, upstreamsOnly(ValidateVMISpec(f, &s)))
 			require.Empty(t, ValidateVMIMandatory(f, &s))
 			always := kubevirtv1.RunStrategyAlways
-			require.Empty(t, ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: s}}))
+			require.Empty(t, upstreamsOnly(ValidateVMSpec(&kubevirtv1.VirtualMachineSpec{RunStrategy: &always, Template: &kubevirtv1.VirtualMachineInstanceTemplateSpec{Spec: s}})))
 		})
 	}
 }

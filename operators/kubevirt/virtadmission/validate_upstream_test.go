@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,6 +48,19 @@ func (c upstreamCase) ours(t *testing.T) []metav1.StatusCause {
 	return nil
 }
 
+// upstreamsOnly leaves out virtflow's own refusals of what upstream
+// accepts and virtflow cannot do yet (validateNotYet); the field-coverage
+// test checks those.
+func upstreamsOnly(causes []metav1.StatusCause) []metav1.StatusCause {
+	var out []metav1.StatusCause
+	for _, c := range causes {
+		if !strings.HasSuffix(c.Message, " is not supported yet by this virtflow release") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func TestCausesMatchUpstreams(t *testing.T) {
 	file, err := os.Open("testdata/upstream_admission.jsonl")
 	require.NoError(t, err)
@@ -59,7 +73,7 @@ func TestCausesMatchUpstreams(t *testing.T) {
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
 		n++
 		t.Run(c.Name, func(t *testing.T) {
-			got := c.ours(t)
+			got := upstreamsOnly(c.ours(t))
 			if len(c.Causes) == 0 {
 				require.Empty(t, got)
 				return

@@ -23,6 +23,12 @@ var (
 	perVCPU        = resource.MustParse("8Mi")
 )
 
+// LauncherPod is the pod virt-controller makes for vmi, with no block
+// claims: the field-coverage test reads what the spec puts in it.
+func LauncherPod(vmi *kubevirtv1.VirtualMachineInstance) (*corev1.Pod, error) {
+	return launcherPod(vmi, nil)
+}
+
 // launcherPod is the pod that carries a VMI: the scheduler places it and
 // the kubelet runs it (a simulated node's agent runs its launcher as a
 // process instead). Claims named in block are mounted as devices.
@@ -47,7 +53,7 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 	for k, v := range vmi.Spec.NodeSelector {
 		selector[k] = v
 	}
-	return &corev1.Pod{
+	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        launcherPodName(vmi),
 			Namespace:   vmi.Namespace,
@@ -88,7 +94,9 @@ func launcherPod(vmi *kubevirtv1.VirtualMachineInstance, block map[string]bool) 
 			}},
 			Volumes: podVolumes(vmi),
 		},
-	}, nil
+	}
+	place(pod, vmi)
+	return pod, nil
 }
 
 // launcherPodName is the VMI's launcher pod name, seeded by its UID: a
@@ -108,6 +116,11 @@ func podMemory(vmi *kubevirtv1.VirtualMachineInstance) (resource.Quantity, error
 		guest = d.Memory.Guest.DeepCopy()
 	default:
 		return guest, fmt.Errorf("VirtualMachineInstance %s/%s requests no memory", vmi.Namespace, vmi.Name)
+	}
+	// overcommitGuestOverhead asks for the guest's memory alone, the
+	// launcher's own overhead left to the node's slack.
+	if vmi.Spec.Domain.Resources.OvercommitGuestOverhead {
+		return guest, nil
 	}
 	guest.Add(staticOverhead)
 	vcpus := vcpuCount(vmi)
@@ -153,7 +166,34 @@ func podResources(vmi *kubevirtv1.VirtualMachineInstance, mem, cpu resource.Quan
 		r.Requests[TunResource] = one
 		r.Limits = corev1.ResourceList{TunResource: one}
 	}
+	limits(vmi, &r)
+	hugepages(vmi, &r)
+	hostDevices(vmi, &r)
+	guaranteed(vmi, &r)
 	return r
+}
+
+// limits caps the pod at the VMI's CPU and memory limits, memory plus
+// the launcher's overhead, as upstream.
+func limits(vmi *kubevirtv1.VirtualMachineInstance, r *corev1.ResourceRequirements) {
+	l := vmi.Spec.Domain.Resources.Limits
+	if len(l) == 0 {
+		return
+	}
+	if r.Limits == nil {
+		r.Limits = corev1.ResourceList{}
+	}
+	if c, ok := l[corev1.ResourceCPU]; ok {
+		r.Limits[corev1.ResourceCPU] = c
+	}
+	if m, ok := l[corev1.ResourceMemory]; ok {
+		m = m.DeepCopy()
+		m.Add(staticOverhead)
+		for i := int64(0); i < vcpuCount(vmi); i++ {
+			m.Add(perVCPU)
+		}
+		r.Limits[corev1.ResourceMemory] = m
+	}
 }
 
 // podLabels are the VMI's own labels, which Services select, with the
