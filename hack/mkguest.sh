@@ -24,6 +24,13 @@
 #                   kernel and initramfs from /boot, so a VM that names only
 #                   this disk (an instance type and a DataSource, as the
 #                   web console creates) boots under BIOS firmware too
+#   disk-efi.raw    a GPT disk whose EFI system partition boots the same
+#                   kernel and initramfs as a distribution does under UEFI
+#                   Secure Boot: Debian's shim (signed by Microsoft's UEFI
+#                   CA) as \EFI\BOOT\BOOTX64.EFI, Debian's signed GRUB, and
+#                   the cloud kernel, which Debian signs
+# Before VIRTFLOW-GUEST-READY the guest prints
+#   VIRTFLOW-GUEST-FIRMWARE <bios|efi> secureboot=<on|off> tpm=<yes|no>
 set -euo pipefail
 
 pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
@@ -31,7 +38,7 @@ if [ -z "$pkg" ]; then
   echo "mkguest: cannot resolve linux-image-cloud-amd64 (run apt-get update)" >&2
   exit 1
 fi
-dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v9"
+dir="${VIRTFLOW_CACHE_DIR:-$HOME/.cache/virtflow}/guest-${pkg#linux-image-}-v10"
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
@@ -136,6 +143,10 @@ sleep 0.2
 if [ -b /dev/vda ] && mount -t ext2 -o ro /dev/vda /mnt 2>/dev/null; then
   cat /mnt/virtflow-disk.txt
 fi
+fw=bios; [ -d /sys/firmware/efi ] && fw=efi
+sb=off; dmesg | grep -q "Secure boot enabled" && sb=on
+tpm=no; [ -e /dev/tpm0 ] && tpm=yes
+echo "VIRTFLOW-GUEST-FIRMWARE $fw secureboot=$sb tpm=$tpm"
 echo "VIRTFLOW-GUEST-READY"
 exec setsid cttyhack /bin/sh
 INIT
@@ -239,6 +250,36 @@ if ! out=$(extlinux --install "$mnt/boot/extlinux" 2>&1); then
   exit 1
 fi
 umount "$mnt"
+
+# The EFI disk: shim, GRUB, the kernel and the initramfs on a FAT system
+# partition. GRUB reads its configuration from its built-in prefix,
+# /EFI/debian, else from beside itself.
+(cd "$work" && mkdir efidebs && cd efidebs && apt-get download shim-signed grub-efi-amd64-signed >/dev/null 2>&1 &&
+  for d in ./*.deb; do dpkg-deb -x "$d" ../efiroot; done)
+esp="$work/esp.img"
+truncate -s 40M "$esp"
+mkfs.vfat -F 32 -n VIRTFLOWEFI "$esp" >/dev/null
+cat > "$work/grub.cfg" <<'GRUB'
+set timeout=0
+set default=0
+menuentry "virtflow test guest" {
+  search --no-floppy --file --set=root /vmlinuz
+  linux /vmlinuz console=tty0 console=ttyS0
+  initrd /initramfs.img
+}
+GRUB
+mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/EFI/debian
+mcopy -i "$esp" "$work/efiroot/usr/lib/shim/shimx64.efi.signed" ::/EFI/BOOT/BOOTX64.EFI
+mcopy -i "$esp" "$work/efiroot/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" ::/EFI/BOOT/grubx64.efi
+mcopy -i "$esp" "$work/grub.cfg" ::/EFI/debian/grub.cfg
+mcopy -i "$esp" "$work/grub.cfg" ::/EFI/BOOT/grub.cfg
+mcopy -i "$esp" "$dir.partial/vmlinuz" ::/vmlinuz
+mcopy -i "$esp" "$dir.partial/initramfs.img" ::/initramfs.img
+efi="$dir.partial/disk-efi.raw"
+truncate -s 42M "$efi"
+printf 'label: gpt\nstart=2048, size=%d, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name="EFI System"\n' \
+  $(($(stat -c %s "$esp") / 512)) | sfdisk --quiet "$efi"
+dd if="$esp" of="$efi" bs=512 seek=2048 conv=notrunc status=none
 chmod 0644 "$dir.partial"/*
 rm -rf "$dir"
 mv "$dir.partial" "$dir"

@@ -3,10 +3,8 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -21,7 +19,6 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/virtflow/virtflow/integration/procs"
 	"github.com/virtflow/virtflow/wire/launcherpod"
 )
 
@@ -141,18 +138,14 @@ func launcherPodOf(t *testing.T, c crclient.Client, v *kubevirtv1.VirtualMachine
 }
 
 // podProcess finds the process of a pod on the node that runs command:
-// the container runtime sets HOSTNAME to the pod's name in its environment.
+// the kubelet's cgroupfs driver puts the pod's containers under
+// pod<UID>. (HOSTNAME would not do: a launcher pod is named after its
+// VMI, as upstream's, and a migration's two pods share the name.)
 func podProcess(t *testing.T, pod corev1.Pod, command []string) int {
 	prefix := strings.Join(command, "\x00") + "\x00"
 	var found int
 	require.Eventually(t, func() bool {
-		found = procs.Find(func(pid int, cmdline string) bool {
-			if !strings.HasPrefix(cmdline, prefix) {
-				return false
-			}
-			environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-			return bytes.Contains(append([]byte{0}, environ...), []byte("\x00HOSTNAME="+pod.Name+"\x00"))
-		})
+		found = processInPod(prefix, string(pod.UID))
 		return found != 0
 	}, 30*time.Second, 200*time.Millisecond, "no process %v in pod %s", command, pod.Name)
 	return found

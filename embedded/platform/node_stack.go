@@ -306,7 +306,8 @@ const TestGuestImage = "virtflow/test-guest:latest"
 // PushTestGuest publishes the test guest (hack/mkguest.sh's output) to the
 // node registry's push endpoint as the containerDisk TestGuestImage: the
 // disk under /disk, as KubeVirt's containerDisks have it, the kernel and
-// initramfs under /boot for kernel boot.
+// initramfs under /boot for kernel boot; and its EFI disk alone as
+// TestGuestEFIImage.
 func PushTestGuest(dir, pushAddr string, creds controlplane.RegistryCredentials) error {
 	img := images.Image{
 		Layers: [][]images.Entry{{
@@ -315,8 +316,20 @@ func PushTestGuest(dir, pushAddr string, creds controlplane.RegistryCredentials)
 			{Path: "/boot/initramfs.img", Source: filepath.Join(dir, "initramfs.img"), Mode: 0o444},
 		}},
 	}
-	return addons.Push(img, pushAddr, TestGuestImage, creds)
+	if err := addons.Push(img, pushAddr, TestGuestImage, creds); err != nil {
+		return err
+	}
+	efi := filepath.Join(dir, "disk-efi.raw")
+	if _, err := os.Stat(efi); err != nil {
+		return nil // a guest built before the EFI disk existed
+	}
+	return addons.Push(images.Image{Layers: [][]images.Entry{{{Path: "/disk/disk.raw", Source: efi, Mode: 0o444}}}},
+		pushAddr, TestGuestEFIImage, creds)
 }
+
+// TestGuestEFIImage is the test guest that boots under UEFI Secure Boot
+// (hack/mkguest.sh's disk-efi.raw) as a containerDisk.
+const TestGuestEFIImage = "virtflow/test-guest-efi:latest"
 
 // siblingBinary is a binary built beside this one.
 func siblingBinary(name string) string {
