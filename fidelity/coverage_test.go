@@ -3,6 +3,7 @@ package fidelity
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -120,6 +121,7 @@ func causes(v *kubevirtv1.VirtualMachineInstance) string {
 func TestEveryVMISpecFieldIsHonouredOrRefused(t *testing.T) {
 	require.Empty(t, causes(baseVMI()), "the base VMI is admitted")
 	tests := testNames(t)
+	built := t.TempDir()
 	var missing []string
 	for _, path := range specFields() {
 		f, ok := fields[path]
@@ -139,8 +141,12 @@ func TestEveryVMISpecFieldIsHonouredOrRefused(t *testing.T) {
 			virtadmission.SetVMIDefaults(&base.Spec)
 			virtadmission.SetVMIDefaults(&v.Spec)
 			check(t, f, base, v, tests)
+			if f.how == inDomain {
+				keep(t, built, path, v)
+			}
 		})
 	}
+	validateSchema(t, built)
 	require.Empty(t, missing, "fields with no entry in fields: each must be honoured or refused")
 	for path := range fields {
 		require.Contains(t, specFields(), path, "fields names a path the VMI spec does not have")
@@ -188,6 +194,30 @@ func shows(t *testing.T, f field, base, got string) {
 	}
 	require.NotContains(t, base, f.want, "the base already shows it")
 	require.Contains(t, got, f.want)
+}
+
+// keep writes the domain a field produced, for the schema check.
+func keep(t *testing.T, dir, path string, v *kubevirtv1.VirtualMachineInstance) {
+	xml, err := domainXML(v)
+	require.NoError(t, err)
+	name := strings.NewReplacer("[]", "", ".", "_").Replace(path) + ".xml"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(xml), 0o644))
+}
+
+// domainSchema is the launcher's libvirt's own domain schema (Debian's
+// libvirt0): libvirt ignores elements and attributes it does not know, so
+// a domain that does not validate would lose what the field asked for.
+const domainSchema = "/usr/share/libvirt/schemas/domain.rng"
+
+// validateSchema checks every domain a field produced against the schema
+// of the libvirt the launcher runs (hack/install.sh installs it and
+// xmllint).
+func validateSchema(t *testing.T, dir string) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	out, err := exec.Command("xmllint", append([]string{"--noout", "--relaxng", domainSchema}, files...)...).CombinedOutput()
+	require.NoError(t, err, "domains that libvirt 9.0's schema refuses:\n%s", out)
 }
 
 // testNames are the names of the repository's test functions.

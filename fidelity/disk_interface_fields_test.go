@@ -25,7 +25,7 @@ var diskAndInterfaceFields = map[string]field{
 	"spec.domain.devices.disks[].tag":                                 ref("disk-tag", notYet("device role tagging")),
 	"spec.domain.devices.disks[].blockSize.custom.logical":            domV(uint(4096), `logical_block_size="4096"`).with(blockSizes),
 	"spec.domain.devices.disks[].blockSize.custom.physical":           domV(uint(8192), `physical_block_size="8192"`).with(blockSizes),
-	"spec.domain.devices.disks[].blockSize.custom.discardGranularity": domV(uint(8192), `discard_granularity="8192"`).with(blockSizes),
+	"spec.domain.devices.disks[].blockSize.custom.discardGranularity": {how: atNode, value: uint(8192), prep: blockSizes, want: "the launcher's libvirt 9.0 cannot set a discard granularity"},
 	"spec.domain.devices.disks[].blockSize.matchVolume.enabled":       ref(true, notYet("matching the volume's block size")),
 	"spec.domain.devices.disks[].shareable":                           domV(true, `<shareable>`),
 	"spec.domain.devices.disks[].errorPolicy":                         domV("report", `error_policy="report"`),
@@ -86,8 +86,7 @@ func cdrom(v *kubevirtv1.VirtualMachineInstance) {
 }
 
 func blockSizes(v *kubevirtv1.VirtualMachineInstance) {
-	g := uint(4096)
-	v.Spec.Domain.Devices.Disks[0].BlockSize = &kubevirtv1.BlockSize{Custom: &kubevirtv1.CustomBlockSize{Logical: 512, Physical: 4096, DiscardGranularity: &g}}
+	v.Spec.Domain.Devices.Disks[0].BlockSize = &kubevirtv1.BlockSize{Custom: &kubevirtv1.CustomBlockSize{Logical: 512, Physical: 4096}}
 }
 
 func renamedNetwork(v *kubevirtv1.VirtualMachineInstance) {

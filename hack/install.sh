@@ -24,13 +24,13 @@ step() {
 # chromium runs the web console's browser tests; extlinux makes the test
 # guest's disk bootable by itself, dosfstools and mtools build its EFI
 # disk; OVMF and swtpm are the firmware and TPM of guests a launcher runs
-# outside a pod.
+# outside a pod; xmllint checks built domains against libvirt's schema.
 packages=(
   pkg-config libvirt-dev libvirt-daemon-system libvirt-clients
   qemu-system-x86 qemu-utils nbdkit busybox-static cpio socat bridge-utils iproute2
   genisoimage e2fsprogs gzip xz-utils curl
   runc containernetworking-plugins nftables conntrack iptables mmdebstrap
-  extlinux syslinux-common chromium dosfstools mtools fdisk ovmf swtpm swtpm-tools
+  extlinux syslinux-common chromium dosfstools mtools fdisk ovmf swtpm swtpm-tools libxml2-utils
 )
 
 missing=()

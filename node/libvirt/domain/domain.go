@@ -95,6 +95,9 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 	if len(spec.Devices.GPUs) > 0 || len(spec.Devices.HostDevices) > 0 {
 		return nil, errors.New("spec.domain.devices: passing GPUs and host devices through to the guest is not supported yet by this virtflow release")
 	}
+	if err := unsupportedByLibvirt(spec); err != nil {
+		return nil, err
+	}
 	mem, err := guestMemory(in.VMI)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -88,12 +90,23 @@ func hypervOf(h *kubevirtv1.FeatureHyperv) *libvirtxml.DomainFeatureHyperV {
 		out.STimer = &libvirtxml.DomainFeatureHyperVSTimer{DomainFeatureState: libvirtxml.DomainFeatureState{State: onOff(t.Enabled, true)}, Direct: stateOf(t.Direct)}
 	}
 	if t := h.TLBFlush; t != nil {
-		out.TLBFlush = &libvirtxml.DomainFeatureHyperVTLBFlush{
-			DomainFeatureState: libvirtxml.DomainFeatureState{State: onOff(t.Enabled, true)},
-			Direct:             stateOf(t.Direct), Extended: stateOf(t.Extended),
-		}
+		out.TLBFlush = &libvirtxml.DomainFeatureHyperVTLBFlush{DomainFeatureState: libvirtxml.DomainFeatureState{State: onOff(t.Enabled, true)}}
 	}
 	return out
+}
+
+// unsupportedByLibvirt names what the launcher's libvirt (9.0) would
+// ignore without a word: refusing is honest, dropping is not.
+func unsupportedByLibvirt(spec *kubevirtv1.DomainSpec) error {
+	if f := spec.Features; f != nil && f.Hyperv != nil && f.Hyperv.TLBFlush != nil && (f.Hyperv.TLBFlush.Direct != nil || f.Hyperv.TLBFlush.Extended != nil) {
+		return errors.New("spec.domain.features.hyperv.tlbflush: the launcher's libvirt 9.0 has no direct or extended TLB flush")
+	}
+	for i, d := range spec.Devices.Disks {
+		if d.BlockSize != nil && d.BlockSize.Custom != nil && d.BlockSize.Custom.DiscardGranularity != nil {
+			return fmt.Errorf("spec.domain.devices.disks[%d].blockSize.custom.discardGranularity: the launcher's libvirt 9.0 cannot set a discard granularity", i)
+		}
+	}
+	return nil
 }
 
 // clockOf maps spec.domain.clock: a UTC offset (reset to the host's time
@@ -102,15 +115,13 @@ func clockOf(c *kubevirtv1.Clock) *libvirtxml.DomainClock {
 	if c == nil {
 		return nil
 	}
-	out := &libvirtxml.DomainClock{}
+	// UTC unless a time zone is named, as upstream's defaults have it.
+	out := &libvirtxml.DomainClock{Offset: "utc", Adjustment: "reset"}
 	switch {
-	case c.UTC != nil:
-		out.Offset, out.Adjustment = "utc", "reset"
-		if c.UTC.OffsetSeconds != nil {
-			out.Adjustment = strconv.Itoa(*c.UTC.OffsetSeconds)
-		}
-	case c.Timezone != nil:
-		out.Offset, out.TimeZone = "timezone", string(*c.Timezone)
+	case c.UTC != nil && c.UTC.OffsetSeconds != nil:
+		out.Adjustment = strconv.Itoa(*c.UTC.OffsetSeconds)
+	case c.UTC == nil && c.Timezone != nil:
+		out.Offset, out.Adjustment, out.TimeZone = "timezone", "", string(*c.Timezone)
 	}
 	if t := c.Timer; t != nil {
 		if t.RTC != nil {

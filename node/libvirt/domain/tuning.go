@@ -129,7 +129,7 @@ func diskOptions(disk *libvirtxml.DomainDisk, d kubevirtv1.Disk, spec *kubevirtv
 		disk.Driver.ErrorPolicy = string(*d.ErrorPolicy)
 	}
 	if bs := d.BlockSize; bs != nil && bs.Custom != nil {
-		disk.BlockIO = &libvirtxml.DomainDiskBlockIO{LogicalBlockSize: bs.Custom.Logical, PhysicalBlockSize: bs.Custom.Physical, DiscardGranularity: bs.Custom.DiscardGranularity}
+		disk.BlockIO = &libvirtxml.DomainDiskBlockIO{LogicalBlockSize: bs.Custom.Logical, PhysicalBlockSize: bs.Custom.Physical}
 	}
 	if d.CDRom != nil && d.CDRom.Tray != "" {
 		disk.Target.Tray = string(d.CDRom.Tray)
