@@ -17,7 +17,7 @@ var deviceFields = map[string]field{
 	"spec.domain.devices.autoattachInputDevice":    domV(true, `<input type="tablet" bus="usb">`),
 	"spec.domain.devices.autoattachVSOCK":          ref(true, "VSOCK feature gate is not enabled"),
 	"spec.domain.devices.blockMultiQueue":          domV(true, `queues="1"`),
-	"spec.domain.devices.networkInterfaceMultiqueue": domV(true, `<driver name="vhost" queues="2">`).
+	"spec.domain.devices.networkInterfaceMultiqueue": domV(true, `<driver queues="2">`).
 		with(func(v *kubevirtv1.VirtualMachineInstance) { v.Spec.Domain.CPU = &kubevirtv1.CPU{Cores: 2} }),
 	"spec.domain.devices.watchdog.name":                                  domV("wd", `<alias name="ua-wd">`).with(unnamedWatchdog),
 	"spec.domain.devices.watchdog.i6300esb.action":                       domV("reset", `<watchdog model="i6300esb" action="reset">`).with(watchdog),
@@ -40,9 +40,9 @@ var deviceFields = map[string]field{
 	"spec.domain.devices.panicDevices[].model":                           ref("pvpanic", "Panic Devices feature gate is not enabled"),
 	"spec.domain.devices.filesystems[].name":                             ref("fs", notYet("virtiofs")),
 	"spec.domain.devices.filesystems[].virtiofs":                         ref(nil, notYet("virtiofs")),
-	"spec.domain.devices.sound.name":                                     domV("audio", `<sound model="ich9">`),
+	"spec.domain.devices.sound.name":                                     domV("audio", `<alias name="ua-audio">`).with(unnamedSound),
 	"spec.domain.devices.sound.model":                                    domV("ac97", `<sound model="ac97">`).with(sound),
-	"spec.domain.devices.tpm.enabled":                                    domV(true, `<tpm model="tpm-tis">`),
+	"spec.domain.devices.tpm.enabled":                                    domV(false, `<tpm model="tpm-tis">`).removes().with(tpm),
 	"spec.domain.devices.tpm.persistent":                                 ref(true, notYet("persistent TPM state")),
 	"spec.domain.devices.video.type":                                     domV("virtio", `<model type="virtio" heads="1" vram="16384">`),
 	"spec.domain.devices.rng":                                            dom(`<rng model="virtio-non-transitional">`),
@@ -73,6 +73,14 @@ func gpu(v *kubevirtv1.VirtualMachineInstance) {
 
 func hostDevice(v *kubevirtv1.VirtualMachineInstance) {
 	v.Spec.Domain.Devices.HostDevices = []kubevirtv1.HostDevice{{Name: "dev0", DeviceName: "example.com/nic"}}
+}
+
+func unnamedSound(v *kubevirtv1.VirtualMachineInstance) {
+	v.Spec.Domain.Devices.Sound = &kubevirtv1.SoundDevice{}
+}
+
+func tpm(v *kubevirtv1.VirtualMachineInstance) {
+	v.Spec.Domain.Devices.TPM = &kubevirtv1.TPMDevice{}
 }
 
 func sound(v *kubevirtv1.VirtualMachineInstance) {

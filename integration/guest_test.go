@@ -42,7 +42,9 @@ func imageStore(t *testing.T) string {
 		storeDir = filepath.Join(env.dir, "images")
 		name, tag, _ := strings.Cut(guestImage[strings.LastIndex(guestImage, "/")+1:], ":")
 		img := filepath.Join(storeDir, filepath.FromSlash(guestImage[:strings.LastIndex(guestImage, "/")]), name, tag)
-		for src, dst := range map[string]string{"vmlinuz": "boot/vmlinuz", "initramfs.img": "boot/initramfs.img", "disk.raw": "disk/disk.raw"} {
+		// alt/disk.raw is reached only through a containerDisk's path.
+		for _, f := range [][2]string{{"vmlinuz", "boot/vmlinuz"}, {"initramfs.img", "boot/initramfs.img"}, {"disk.raw", "disk/disk.raw"}, {"disk.raw", "alt/disk.raw"}} {
+			src, dst := f[0], f[1]
 			if storeErr = copyFile(filepath.Join(guest, src), filepath.Join(img, dst)); storeErr != nil {
 				return
 			}

@@ -52,6 +52,8 @@ func TestLauncherBootsTheTestGuestUnderSessionLibvirt(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	cacheDir := filepath.Join(env.dir, "libvirt-cache")
 	vmi := testGuestVMI("vm1")
+	// The disk the guest reads comes from the path, not /disk.
+	vmi.Spec.Volumes[0].ContainerDisk.Path = "/alt/disk.raw"
 	require.NoError(t, launcher.WriteConfig(launcher.Config{
 		VMI: *vmi, Dir: dir, DomainType: domain.TCG, UID: 65534, GID: 65534, CacheDir: cacheDir, ImageStore: store,
 	}))

@@ -73,6 +73,11 @@ func targetPod(src *corev1.Pod, req virt.NodeRequest, addedSelector map[string]s
 		pod.Spec.NodeSelector[k] = v
 	}
 	pod.Spec.Affinity = awayFrom(pod.Spec.Affinity, req.VMI.UID)
+	// The guest arrives on the target only at the handover: probing it
+	// before would kill a slow migration's target.
+	for i := range pod.Spec.Containers {
+		pod.Spec.Containers[i].LivenessProbe, pod.Spec.Containers[i].ReadinessProbe = nil, nil
+	}
 	return pod
 }
 

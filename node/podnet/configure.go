@@ -25,13 +25,19 @@ const (
 )
 
 // Owner is the user qemu runs as, who must be able to open the tap.
-type Owner struct{ UID, GID int }
+type Owner struct {
+	UID, GID int
+	// MultiQueue makes the taps multi-queue, for a guest whose NICs get
+	// a queue per vCPU: QEMU then opens each tap once per queue.
+	MultiQueue bool
+}
 
 // Configure prepares the pod's namespace for the VMI's pod network
 // interface and returns the plan the launcher follows. It may run again
 // on a namespace it prepared (a restarted node agent) and leaves it as
 // the first run did. macOf gives an interface's guest MAC address.
 func Configure(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMachineInstance, macOf func(kubevirtv1.Interface) string, owner Owner) (Plan, error) {
+	owner.MultiQueue = MultiQueue(vmi)
 	plan, err := configurePodNetwork(ctx, ns, vmi, macOf, owner)
 	if err != nil {
 		return Plan{}, err
@@ -178,14 +184,38 @@ func ensureBridge(ctx context.Context, ns Netns, name string, mtu int, addr neti
 
 func ensureTap(ctx context.Context, ns Netns, tap, bridge string, mtu int, owner Owner) error {
 	if _, err := ns.ip(ctx, "link", "show", "dev", tap); err != nil {
-		_, err := ns.ip(ctx, "tuntap", "add", "dev", tap, "mode", "tap", "user", strconv.Itoa(owner.UID),
-			"group", strconv.Itoa(owner.GID), "vnet_hdr")
+		args := []string{"tuntap", "add", "dev", tap, "mode", "tap", "user", strconv.Itoa(owner.UID), "group", strconv.Itoa(owner.GID), "vnet_hdr"}
+		if owner.MultiQueue {
+			args = append(args, "multi_queue")
+		}
+		_, err := ns.ip(ctx, args...)
 		if err != nil {
 			return err
 		}
 	}
 	_, err := ns.ip(ctx, "link", "set", "dev", tap, "master", bridge, "mtu", strconv.Itoa(mtu), "up")
 	return err
+}
+
+// MultiQueue tells whether the VMI's virtio NICs get a queue per vCPU:
+// networkInterfaceMultiqueue with more than one vCPU, as upstream.
+func MultiQueue(vmi *kubevirtv1.VirtualMachineInstance) bool {
+	q := vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue
+	return q != nil && *q && NICQueues(vmi) > 1
+}
+
+// NICQueues is the queue count of a multi-queue NIC: one per vCPU the
+// guest starts with, at most 256 (virtio-net's limit).
+func NICQueues(vmi *kubevirtv1.VirtualMachineInstance) uint {
+	n := uint(1)
+	if c := vmi.Spec.Domain.CPU; c != nil {
+		for _, v := range []uint32{c.Sockets, c.Cores, c.Threads} {
+			if v > 0 {
+				n *= uint(v)
+			}
+		}
+	}
+	return min(n, 256)
 }
 
 type ipLink struct {

@@ -59,3 +59,15 @@ func TestABindingThisNodeCannotConnectIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Passt, b)
 }
+
+func TestNICsGetAQueuePerVCPUOnlyWhenAskedAndThereAreSeveral(t *testing.T) {
+	vmi := &kubevirtv1.VirtualMachineInstance{}
+	vmi.Spec.Domain.CPU = &kubevirtv1.CPU{Sockets: 2, Cores: 2}
+	require.False(t, MultiQueue(vmi), "not asked")
+	yes := true
+	vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue = &yes
+	require.True(t, MultiQueue(vmi))
+	require.Equal(t, uint(4), NICQueues(vmi))
+	vmi.Spec.Domain.CPU = &kubevirtv1.CPU{Cores: 1}
+	require.False(t, MultiQueue(vmi), "one vCPU: one queue, a plain tap")
+}

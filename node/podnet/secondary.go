@@ -43,7 +43,7 @@ func configureSecondary(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualMa
 	}
 	podIface := launcherpod.SecondaryInterface(n.Name)
 	plan := Interface{Name: n.Name, Binding: Bridge, MAC: macOf(*iface), Hostname: Hostname(vmi),
-		Bridge: "k6t-" + podIface[3:], Tap: "tap" + podIface[3:]}
+		Bridge: "k6t-" + podIface[3:], Tap: "tap" + podIface[3:], DHCPOptions: iface.DHCPOptions}
 	if err := connectSecondary(ctx, ns, podIface, index, owner, &plan); err != nil {
 		return Interface{}, fmt.Errorf("connecting interface %s to network %s: %w", n.Name, n.Multus.NetworkName, err)
 	}

@@ -180,7 +180,7 @@ func addInterfaces(dom *libvirtxml.Domain, in Input) error {
 		if iface.BootOrder != nil {
 			i.Boot = &libvirtxml.DomainDeviceBoot{Order: *iface.BootOrder}
 		}
-		if err := interfaceOptions(&i, iface, in.VMI, dom.VCPU); err != nil {
+		if err := interfaceOptions(&i, iface, in.VMI); err != nil {
 			return err
 		}
 		dom.Devices.Interfaces = append(dom.Devices.Interfaces, i)

@@ -232,6 +232,10 @@ func TestBuildRejectsInvalidSpecs(t *testing.T) {
 		{"interface nobody connected", func(in *Input) {
 			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
 		}, "interface default is not connected to any network on this node"},
+		{"passt interface with a PCI address", func(in *Input) {
+			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default", PciAddress: "0000:81:01.0"}}
+			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Passt, Socket: "/run/passt.sock"}}
+		}, "interface default: a PCI address with the passt binding is not supported yet by this virtflow release"},
 		{"passt interface without passt", func(in *Input) {
 			in.VMI.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default"}}
 			in.Network.Interfaces = []podnet.Interface{{Name: "default", Binding: podnet.Passt}}

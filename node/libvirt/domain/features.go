@@ -78,9 +78,14 @@ func hypervOf(h *kubevirtv1.FeatureHyperv) *libvirtxml.DomainFeatureHyperV {
 		IPI: stateOf(h.IPI), EVMCS: stateOf(h.EVMCS),
 	}
 	if s := h.Spinlocks; s != nil {
+		// libvirt wants the retries of enabled spinlocks; upstream's
+		// default is 4096.
 		out.Spinlocks = &libvirtxml.DomainFeatureHyperVSpinlocks{DomainFeatureState: libvirtxml.DomainFeatureState{State: onOff(s.Enabled, true)}}
-		if s.Retries != nil {
-			out.Spinlocks.Retries = uint(*s.Retries)
+		if out.Spinlocks.State == "on" {
+			out.Spinlocks.Retries = 4096
+			if s.Retries != nil {
+				out.Spinlocks.Retries = uint(*s.Retries)
+			}
 		}
 	}
 	if v := h.VendorID; v != nil {
@@ -98,6 +103,9 @@ func hypervOf(h *kubevirtv1.FeatureHyperv) *libvirtxml.DomainFeatureHyperV {
 // unsupportedByLibvirt names what the launcher's libvirt (9.0) would
 // ignore without a word: refusing is honest, dropping is not.
 func unsupportedByLibvirt(spec *kubevirtv1.DomainSpec) error {
+	if f := spec.Features; f != nil && f.Hyperv != nil && f.Hyperv.VendorID != nil && onOff(f.Hyperv.VendorID.Enabled, true) == "on" && f.Hyperv.VendorID.VendorID == "" {
+		return errors.New("spec.domain.features.hyperv.vendorid: an enabled vendor ID needs its value")
+	}
 	if f := spec.Features; f != nil && f.Hyperv != nil && f.Hyperv.TLBFlush != nil && (f.Hyperv.TLBFlush.Direct != nil || f.Hyperv.TLBFlush.Extended != nil) {
 		return errors.New("spec.domain.features.hyperv.tlbflush: the launcher's libvirt 9.0 has no direct or extended TLB flush")
 	}

@@ -31,6 +31,12 @@ func addPasstDevice(dom *libvirtxml.Domain, vmi *kubevirtv1.VirtualMachineInstan
 	if iface.BootOrder != nil {
 		device["bootindex"] = *iface.BootOrder
 	}
+	if iface.ACPIIndex > 0 {
+		device["acpi-index"] = iface.ACPIIndex
+	}
+	if err := passtLacks(vmi, iface); err != nil {
+		return err
+	}
 	// JSON, as libvirt writes its own devices: qemu creates them in
 	// command-line order only within one syntax, and this one must come
 	// after libvirt's, which hold fixed PCI addresses.
@@ -59,3 +65,25 @@ func qemuNICModel(model string) string {
 
 // qemuEscape doubles commas, qemu's option separator.
 func qemuEscape(s string) string { return strings.ReplaceAll(s, ",", ",,") }
+
+// passtLacks refuses what a passt interface, a device on qemu's command
+// line here, cannot honour: libvirt places no PCI address on it, sets no
+// link state, opens no queues; passt forwards single ports only.
+func passtLacks(vmi *kubevirtv1.VirtualMachineInstance, iface kubevirtv1.Interface) error {
+	what := ""
+	switch {
+	case iface.PciAddress != "":
+		what = "a PCI address"
+	case iface.State == kubevirtv1.InterfaceStateLinkDown:
+		what = "link state down"
+	case podnet.MultiQueue(vmi):
+		what = "networkInterfaceMultiqueue"
+	case len(iface.PortRanges) > 0:
+		what = "port ranges"
+	case transitional(vmi):
+		what = "useVirtioTransitional"
+	default:
+		return nil
+	}
+	return fmt.Errorf("interface %s: %s with the passt binding is not supported yet by this virtflow release", iface.Name, what)
+}

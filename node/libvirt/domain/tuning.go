@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/virtflow/virtflow/node/podnet"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"libvirt.org/go/libvirtxml"
@@ -47,7 +49,10 @@ func addPinning(dom *libvirtxml.Domain, in Input) error {
 	if cpu == nil || !cpu.DedicatedCPUPlacement {
 		return nil
 	}
-	need := int(dom.VCPU.Value)
+	// The pod has CPUs for the vCPUs the guest starts with, not for the
+	// sockets maxSockets leaves room for.
+	vcpus := int(guestVCPUs(dom.VCPU))
+	need := vcpus
 	if cpu.IsolateEmulatorThread {
 		need++
 	}
@@ -55,7 +60,7 @@ func addPinning(dom *libvirtxml.Domain, in Input) error {
 		return fmt.Errorf("spec.domain.cpu.dedicatedCpuPlacement: the pod has %d dedicated CPUs, the guest needs %d", len(in.CPUSet), need)
 	}
 	tune := &libvirtxml.DomainCPUTune{}
-	for v := 0; v < int(dom.VCPU.Value); v++ {
+	for v := 0; v < vcpus; v++ {
 		tune.VCPUPin = append(tune.VCPUPin, libvirtxml.DomainCPUTuneVCPUPin{VCPU: uint(v), CPUSet: strconv.Itoa(in.CPUSet[v])})
 	}
 	if cpu.IsolateEmulatorThread {
@@ -64,7 +69,7 @@ func addPinning(dom *libvirtxml.Domain, in Input) error {
 	if rt := cpu.Realtime; rt != nil {
 		mask := rt.Mask
 		if mask == "" {
-			mask = fmt.Sprintf("0-%d", dom.VCPU.Value-1)
+			mask = fmt.Sprintf("0-%d", vcpus-1)
 		}
 		one := 1
 		tune.VCPUSched = []libvirtxml.DomainCPUTuneVCPUSched{{VCPUs: mask, Scheduler: "fifo", Priority: &one}}
@@ -100,7 +105,7 @@ func addIOThreads(dom *libvirtxml.Domain, spec *kubevirtv1.DomainSpec) {
 	pool := uint(1)
 	switch *policy {
 	case kubevirtv1.IOThreadsPolicyAuto:
-		pool = min(2*dom.VCPU.Value, uint(len(disks)))
+		pool = min(2*guestVCPUs(dom.VCPU), uint(len(disks)))
 	case kubevirtv1.IOThreadsPolicySupplementalPool:
 		if spec.IOThreads != nil && spec.IOThreads.SupplementalPoolThreadCount != nil {
 			pool = uint(*spec.IOThreads.SupplementalPoolThreadCount)
@@ -173,9 +178,11 @@ func guestVCPUs(v *libvirtxml.DomainVCPU) uint {
 
 // interfaceOptions applies an interface's queues, ACPI index and PCI
 // address.
-func interfaceOptions(i *libvirtxml.DomainInterface, iface kubevirtv1.Interface, vmi *kubevirtv1.VirtualMachineInstance, vcpu *libvirtxml.DomainVCPU) error {
-	if q := vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue; q != nil && *q && strings.HasPrefix(i.Model.Type, "virtio") {
-		i.Driver = &libvirtxml.DomainInterfaceDriver{Name: "vhost", Queues: guestVCPUs(vcpu)}
+func interfaceOptions(i *libvirtxml.DomainInterface, iface kubevirtv1.Interface, vmi *kubevirtv1.VirtualMachineInstance) error {
+	// The node agent made the tap multi-queue for this (podnet): libvirt
+	// then opens it once per queue. libvirt chooses vhost-net itself.
+	if podnet.MultiQueue(vmi) && strings.HasPrefix(i.Model.Type, "virtio") {
+		i.Driver = &libvirtxml.DomainInterfaceDriver{Queues: podnet.NICQueues(vmi)}
 	}
 	if iface.State == kubevirtv1.InterfaceStateLinkDown {
 		i.Link = &libvirtxml.DomainInterfaceLink{State: "down"}

@@ -1,6 +1,8 @@
 package virtadmission
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -14,11 +16,18 @@ const (
 	gateNetworkDevicesWithDRA = "NetworkDevicesWithDRA"
 )
 
+// notYetSuffix ends every refusal of what virtflow cannot do yet.
+const notYetSuffix = " is not supported yet by this virtflow release"
+
+// NotYet tells a refusal of what virtflow cannot do yet from upstream's
+// own refusals.
+func NotYet(c metav1.StatusCause) bool { return strings.HasSuffix(c.Message, notYetSuffix) }
+
 // notInVirtflow words a refusal of a field upstream accepts and virtflow
 // cannot honour yet, as virtflow's other refusals of that kind: accepted
 // and dropped would be worse.
 func notInVirtflow(f *field.Path, what string) metav1.StatusCause {
-	return cause(f, "%s: %s is not supported yet by this virtflow release", f, what)
+	return cause(f, "%s: %s"+notYetSuffix, f, what)
 }
 
 // validateDRA refuses devices and networks from resource claims, as
@@ -143,8 +152,11 @@ func notYetInVolumesAndNetworks(f *field.Path, spec *kubevirtv1.VirtualMachineIn
 		if kind := volumeNotYet(v.VolumeSource); kind != "" {
 			causes = append(causes, notInVirtflow(p.Child(kind), kind+" volume"))
 		}
-		if (v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.Hotpluggable) || (v.DataVolume != nil && v.DataVolume.Hotpluggable) {
-			causes = append(causes, notInVirtflow(p, "a hotpluggable volume"))
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.Hotpluggable {
+			causes = append(causes, notInVirtflow(p.Child("persistentVolumeClaim", "hotpluggable"), "a hotpluggable volume"))
+		}
+		if v.DataVolume != nil && v.DataVolume.Hotpluggable {
+			causes = append(causes, notInVirtflow(p.Child("dataVolume", "hotpluggable"), "a hotpluggable volume"))
 		}
 	}
 	for i, n := range spec.Networks {

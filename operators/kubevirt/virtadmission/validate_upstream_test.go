@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -54,7 +53,7 @@ func (c upstreamCase) ours(t *testing.T) []metav1.StatusCause {
 func upstreamsOnly(causes []metav1.StatusCause) []metav1.StatusCause {
 	var out []metav1.StatusCause
 	for _, c := range causes {
-		if !strings.HasSuffix(c.Message, " is not supported yet by this virtflow release") {
+		if !NotYet(c) {
 			out = append(out, c)
 		}
 	}

@@ -179,3 +179,36 @@ func TestRunningIsAdmittedWithUpstreamsDeprecationWarning(t *testing.T) {
 	require.True(t, resp.Allowed, "%+v", resp.Result)
 	require.Equal(t, []string{"spec.running is deprecated, please use spec.runStrategy instead."}, resp.Warnings)
 }
+
+func TestAStoredVMKeepsAFieldVirtflowStoppedAcceptingButGainsNoNewOne(t *testing.T) {
+	scheme, err := kubescheme.New()
+	require.NoError(t, err)
+	v := &VMValidator{Decoder: admission.NewDecoder(scheme)}
+	update := func(old, vm *kubevirtv1.VirtualMachine) admission.Response {
+		o, err := json.Marshal(old)
+		require.NoError(t, err)
+		n, err := json.Marshal(vm)
+		require.NoError(t, err)
+		return v.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+			Operation: admissionv1.Update, Object: runtime.RawExtension{Raw: n}, OldObject: runtime.RawExtension{Raw: o}}})
+	}
+	withTPM := func(s *kubevirtv1.VirtualMachineInstanceSpec, vm *kubevirtv1.VirtualMachine) {
+		vm.Spec.Instancetype = nil
+		s.Domain.Memory = validSpec().Domain.Memory
+		yes := true
+		s.Domain.Devices.TPM = &kubevirtv1.TPMDevice{Persistent: &yes}
+	}
+	old := sizedVM(withTPM)
+	stopped := sizedVM(withTPM)
+	halted := kubevirtv1.RunStrategyHalted
+	stopped.Spec.RunStrategy = &halted
+	resp := update(old, stopped)
+	require.True(t, resp.Allowed, "virtctl stop patches a VM stored before persistent TPM was refused: %+v", resp.Result)
+
+	tagged := sizedVM(withTPM)
+	tagged.Spec.Template.Spec.Domain.Devices.Disks[0].Tag = "boot"
+	resp = update(old, tagged)
+	require.False(t, resp.Allowed)
+	require.Contains(t, resp.Result.Message, "device role tagging is not supported yet by this virtflow release")
+	require.NotContains(t, resp.Result.Message, "persistent TPM state")
+}

@@ -62,11 +62,41 @@ func (v *VMValidator) Handle(ctx context.Context, req admission.Request) admissi
 			return deny([]metav1.StatusCause{*c})
 		}
 	}
-	resp := deny(ValidateVMSpec(&cp.Spec))
+	causes := ValidateVMSpec(&cp.Spec)
+	if req.Operation == admissionv1.Update && len(causes) > 0 {
+		causes = v.grandfather(ctx, req, causes)
+	}
+	resp := deny(causes)
 	if resp.Allowed && vm.Spec.Running != nil {
 		resp.Warnings = append(resp.Warnings, "spec.running is deprecated, please use spec.runStrategy instead.")
 	}
 	return resp
+}
+
+// grandfather lets an update keep what virtflow stopped accepting after
+// the VM was stored (a field it refuses as not supported yet): the VM can
+// still be started, stopped and edited, and a field it adds is refused.
+func (v *VMValidator) grandfather(ctx context.Context, req admission.Request, causes []metav1.StatusCause) []metav1.StatusCause {
+	old := &kubevirtv1.VirtualMachine{}
+	if err := v.Decoder.DecodeRaw(req.OldObject, old); err != nil || old.Spec.Template == nil {
+		return causes
+	}
+	it, pref := v.matched(ctx, old)
+	if len(applyMatched(it, pref, old.Spec.Template)) > 0 {
+		return causes
+	}
+	SetVMIDefaults(&old.Spec.Template.Spec)
+	had := map[metav1.StatusCause]bool{}
+	for _, c := range ValidateVMSpec(&old.Spec) {
+		had[c] = true
+	}
+	var out []metav1.StatusCause
+	for _, c := range causes {
+		if !(had[c] && NotYet(c)) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // matched finds what the VM names, logging (not refusing) a failed lookup.

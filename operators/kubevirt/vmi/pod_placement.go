@@ -35,10 +35,11 @@ func place(pod *corev1.Pod, vmi *kubevirtv1.VirtualMachineInstance) {
 	if dedicated(vmi) {
 		s.NodeSelector[kubevirtv1.CPUManager] = "true"
 	}
+	hugepagesVolume(pod, vmi)
 	s.Containers[0].ReadinessProbe = podProbe(vmi.Spec.ReadinessProbe)
 	s.Containers[0].LivenessProbe = podProbe(vmi.Spec.LivenessProbe)
 	if c := consoleLog(vmi, corev1.VolumeMount{Name: launcherpod.PrivateVolume, MountPath: launcherpod.PrivateDir}); c != nil {
-		s.Containers = append(s.Containers, *c)
+		s.InitContainers = append(s.InitContainers, *c)
 		// kubectl logs and exec mean the compute container, as upstream.
 		pod.Annotations["kubectl.kubernetes.io/default-container"] = s.Containers[0].Name
 	}
@@ -125,32 +126,50 @@ func hugepages(vmi *kubevirtv1.VirtualMachineInstance, r *corev1.ResourceRequire
 		r.Limits = corev1.ResourceList{}
 	}
 	r.Limits[name] = guest
+	// The guest's memory comes from the huge pages: the memory request
+	// keeps only the launcher's overhead, as upstream's.
+	mem := r.Requests[corev1.ResourceMemory]
+	mem.Sub(guest)
+	r.Requests[corev1.ResourceMemory] = mem
+	if l, ok := r.Limits[corev1.ResourceMemory]; ok {
+		l.Sub(guest)
+		r.Limits[corev1.ResourceMemory] = l
+	}
 }
 
-// consoleLogScript waits for the launcher to start, then follows the log
-// until the launcher's process ends.
-const consoleLogScript = `until pid=$(pgrep -o -f "^/usr/bin/virt-launcher --pod"); do sleep 1; done; exec tail -n +1 -F --pid="$pid" "$1"`
+// hugepagesVolume gives the launcher hugetlbfs at /dev/hugepages, where
+// libvirt backs the guest's memory, as upstream's pods mount it.
+func hugepagesVolume(pod *corev1.Pod, vmi *kubevirtv1.VirtualMachineInstance) {
+	if m := vmi.Spec.Domain.Memory; m == nil || m.Hugepages == nil {
+		return
+	}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "hugepages", VolumeSource: corev1.VolumeSource{
+		EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumHugePages},
+	}})
+	c := &pod.Spec.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "hugepages", MountPath: "/dev/hugepages"})
+}
 
 // consoleLog is upstream's guest-console-log container: it streams the
 // guest's serial console log, so `kubectl logs -c guest-console-log`
-// shows the boot. A VMI turns it off with logSerialConsole: false, and a
-// VMI without a serial console has nothing to stream.
+// shows the boot. It is a native sidecar, as upstream's: the kubelet
+// starts it before the launcher and stops it after, so the log keeps the
+// guest's last words and the pod still completes with the VM. A VMI turns
+// it off with logSerialConsole: false; one without a serial console has
+// nothing to stream. Requests equal limits, so a Guaranteed launcher
+// (dedicated CPUs) stays Guaranteed.
 func consoleLog(vmi *kubevirtv1.VirtualMachineInstance, privateMount corev1.VolumeMount) *corev1.Container {
 	d := vmi.Spec.Domain.Devices
 	if (d.LogSerialConsole != nil && !*d.LogSerialConsole) || (d.AutoattachSerialConsole != nil && !*d.AutoattachSerialConsole) {
 		return nil
 	}
-	no := false
+	no, always := false, corev1.ContainerRestartPolicyAlways
 	privateMount.ReadOnly = true
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("15m"), corev1.ResourceMemory: resource.MustParse("60Mi")}
 	return &corev1.Container{
-		Name: "guest-console-log", Image: launcherpod.Image, ImagePullPolicy: corev1.PullIfNotPresent,
-		// It ends with the launcher, found in the pod's shared process
-		// namespace, so the pod completes when the VM does.
-		Command: []string{"/bin/sh", "-c", consoleLogScript, "guest-console-log", path.Join(launcherpod.PrivateDir, launcherpod.SerialLog)},
-		Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("5m"), corev1.ResourceMemory: resource.MustParse("20Mi")},
-			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("15m"), corev1.ResourceMemory: resource.MustParse("60Mi")},
-		},
+		Name: consoleLogContainer, Image: launcherpod.Image, ImagePullPolicy: corev1.PullIfNotPresent, RestartPolicy: &always,
+		Command:   []string{"tail", "-n", "+1", "-F", path.Join(launcherpod.PrivateDir, launcherpod.SerialLog)},
+		Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
 		SecurityContext: &corev1.SecurityContext{
 			Privileged: &no, AllowPrivilegeEscalation: &no,
 			Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -158,6 +177,9 @@ func consoleLog(vmi *kubevirtv1.VirtualMachineInstance, privateMount corev1.Volu
 		VolumeMounts: []corev1.VolumeMount{privateMount},
 	}
 }
+
+// consoleLogContainer names the serial console's sidecar.
+const consoleLogContainer = "guest-console-log"
 
 // hostDevices requests each GPU's and host device's device-plugin
 // resource, as upstream, so the VMI is placed only where a plugin offers
@@ -184,6 +206,10 @@ func hostDevices(vmi *kubevirtv1.VirtualMachineInstance, r *corev1.ResourceRequi
 	}
 }
 
+// libvirtStartupDelay is upstream's allowance, in seconds, for libvirt
+// and the guest to start before the first probe.
+const libvirtStartupDelay = 10
+
 // podProbe turns a VMI's TCP or HTTP probe into the compute container's:
 // the kubelet probes the pod's address, which reaches the guest. Exec and
 // guest-agent probes are refused by virt-api.
@@ -192,8 +218,9 @@ func podProbe(p *kubevirtv1.Probe) *corev1.Probe {
 		return nil
 	}
 	return &corev1.Probe{
-		ProbeHandler:        corev1.ProbeHandler{TCPSocket: p.TCPSocket, HTTPGet: p.HTTPGet},
-		InitialDelaySeconds: p.InitialDelaySeconds, TimeoutSeconds: p.TimeoutSeconds, PeriodSeconds: p.PeriodSeconds,
+		ProbeHandler: corev1.ProbeHandler{TCPSocket: p.TCPSocket, HTTPGet: p.HTTPGet},
+		// The guest starts after libvirt does, as upstream allows for.
+		InitialDelaySeconds: p.InitialDelaySeconds + libvirtStartupDelay, TimeoutSeconds: p.TimeoutSeconds, PeriodSeconds: p.PeriodSeconds,
 		SuccessThreshold: p.SuccessThreshold, FailureThreshold: p.FailureThreshold,
 	}
 }

@@ -225,7 +225,8 @@ func podFailure(pod *corev1.Pod) string {
 	var parts []string
 	for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
 		t := cs.State.Terminated
-		if t == nil || t.ExitCode == 0 {
+		// The console log's sidecar is stopped, not failed.
+		if t == nil || t.ExitCode == 0 || cs.Name == consoleLogContainer {
 			continue
 		}
 		msg := fmt.Sprintf("container %s exited with code %d (%s)", cs.Name, t.ExitCode, t.Reason)
