@@ -62,27 +62,29 @@ var domainFields = map[string]field{
 	"spec.domain.features.apic.enabled": domV(false, `<apic>`).removes().with(func(v *kubevirtv1.VirtualMachineInstance) {
 		v.Spec.Domain.Features = &kubevirtv1.Features{APIC: &kubevirtv1.FeatureAPIC{}}
 	}),
-	"spec.domain.features.apic.endOfInterrupt":              domV(true, `<apic eoi="on">`),
-	"spec.domain.features.hypervPassthrough.enabled":        domV(true, `<hyperv mode="passthrough">`),
-	"spec.domain.features.hyperv.relaxed.enabled":           domV(true, `<relaxed state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.vapic.enabled":             domV(true, `<vapic state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.spinlocks.enabled":         domV(true, `<spinlocks state="on" retries="4096">`).with(hyperv),
-	"spec.domain.features.hyperv.spinlocks.spinlocks":       domV(uint32(8191), `<spinlocks state="on" retries="8191">`).with(hyperv),
-	"spec.domain.features.hyperv.vpindex.enabled":           domV(true, `<vpindex state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.runtime.enabled":           domV(true, `<runtime state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.synic.enabled":             domV(true, `<synic state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.synictimer.enabled":        domV(true, `<stimer state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.synictimer.direct.enabled": domV(true, `<direct state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.reset.enabled":             domV(true, `<reset state="on">`).with(hyperv),
+	"spec.domain.features.apic.endOfInterrupt":        domV(true, `<apic eoi="on">`),
+	"spec.domain.features.hypervPassthrough.enabled":  domV(true, `<hyperv mode="passthrough">`),
+	"spec.domain.features.hyperv.relaxed.enabled":     domV(false, `<relaxed state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.Relaxed = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.vapic.enabled":       domV(false, `<vapic state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.VAPIC = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.spinlocks.enabled":   domV(false, `<spinlocks state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.Spinlocks = &kubevirtv1.FeatureSpinlocks{} })),
+	"spec.domain.features.hyperv.spinlocks.spinlocks": domV(uint32(8191), `<spinlocks state="on" retries="8191">`).with(hyperv),
+	"spec.domain.features.hyperv.vpindex.enabled":     domV(false, `<vpindex state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.VPIndex = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.runtime.enabled":     domV(false, `<runtime state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.Runtime = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.synic.enabled":       domV(false, `<synic state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.SyNIC = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.synictimer.enabled":  domV(false, `<stimer state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.SyNICTimer = &kubevirtv1.SyNICTimer{} })),
+	"spec.domain.features.hyperv.synictimer.direct.enabled": domV(false, `<direct state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) {
+		h.SyNICTimer = &kubevirtv1.SyNICTimer{Direct: &kubevirtv1.FeatureState{}}
+	})),
+	"spec.domain.features.hyperv.reset.enabled":             domV(false, `<reset state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.Reset = &kubevirtv1.FeatureState{} })),
 	"spec.domain.features.hyperv.vendorid.enabled":          {how: atNode, value: true, prep: hyperv, want: "an enabled vendor ID needs its value"},
 	"spec.domain.features.hyperv.vendorid.vendorid":         domV("virtflow", `<vendor_id state="on" value="virtflow">`).with(hyperv),
-	"spec.domain.features.hyperv.frequencies.enabled":       domV(true, `<frequencies state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.reenlightenment.enabled":   domV(true, `<reenlightenment state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.tlbflush.enabled":          domV(true, `<tlbflush state="on">`).with(hyperv),
+	"spec.domain.features.hyperv.frequencies.enabled":       domV(false, `<frequencies state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.Frequencies = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.reenlightenment.enabled":   domV(false, `<reenlightenment state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.Reenlightenment = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.tlbflush.enabled":          domV(false, `<tlbflush state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.TLBFlush = &kubevirtv1.TLBFlush{} })),
 	"spec.domain.features.hyperv.tlbflush.direct.enabled":   {how: atNode, value: true, prep: hyperv, want: "the launcher's libvirt 9.0 has no direct or extended TLB flush"},
 	"spec.domain.features.hyperv.tlbflush.extended.enabled": {how: atNode, value: true, prep: hyperv, want: "the launcher's libvirt 9.0 has no direct or extended TLB flush"},
-	"spec.domain.features.hyperv.ipi.enabled":               domV(true, `<ipi state="on">`).with(hyperv),
-	"spec.domain.features.hyperv.evmcs.enabled":             domV(true, `<evmcs state="on">`).with(hyperv),
+	"spec.domain.features.hyperv.ipi.enabled":               domV(false, `<ipi state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.IPI = &kubevirtv1.FeatureState{} })),
+	"spec.domain.features.hyperv.evmcs.enabled":             domV(false, `<evmcs state="off">`).with(hypervWith(func(h *kubevirtv1.FeatureHyperv) { h.EVMCS = &kubevirtv1.FeatureState{} })),
 	"spec.domain.features.smm.enabled":                      domV(false, `<smm state="on">`).removes().with(efiWithSMM),
 	"spec.domain.features.kvm.hidden":                       domV(true, `<hidden state="on">`),
 	"spec.domain.features.pvspinlock.enabled":               domV(false, `<pvspinlock state="off">`),
@@ -119,4 +121,13 @@ func secretVolume(v *kubevirtv1.VirtualMachineInstance) {
 		Secret: &kubevirtv1.SecretVolumeSource{SecretName: "acpi"},
 	}})
 	v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: "tables"})
+}
+
+// hypervWith names one enlightenment, on by default, so setting its
+// switch to false shows in the domain as off.
+func hypervWith(name func(*kubevirtv1.FeatureHyperv)) func(*kubevirtv1.VirtualMachineInstance) {
+	return func(v *kubevirtv1.VirtualMachineInstance) {
+		hyperv(v)
+		name(v.Spec.Domain.Features.Hyperv)
+	}
 }
