@@ -164,9 +164,13 @@ func prepared(f field) *kubevirtv1.VirtualMachineInstance {
 func check(t *testing.T, f field, base, v *kubevirtv1.VirtualMachineInstance, tests map[string]bool) {
 	switch f.how {
 	case refused:
+		require.NotContains(t, causes(base), f.want, "the baseline is refused for it already")
 		require.Contains(t, causes(v), f.want)
 	case atNode:
 		require.Empty(t, causes(v))
+		if _, err := domainXML(base); err != nil {
+			require.NotContains(t, err.Error(), f.want, "the baseline fails for it already")
+		}
 		_, err := domainXML(v)
 		require.ErrorContains(t, err, f.want)
 	case inDomain:

@@ -68,13 +68,14 @@ var diskAndInterfaceFields = map[string]field{
 	"spec.networks[].resourceClaim.requestName": ref("request", "contains DRA networks but NetworkDevicesWithDRA feature gate is not enabled").with(noNetworkSource),
 }
 
-// claimDisk adds a LUN on a claim.
+// claimDisk adds a claim's disk with no device type, which setting a lun
+// field makes a LUN.
 func claimDisk(v *kubevirtv1.VirtualMachineInstance) {
 	v.Spec.Volumes = append(v.Spec.Volumes, kubevirtv1.Volume{Name: "lun", VolumeSource: kubevirtv1.VolumeSource{
 		PersistentVolumeClaim: &kubevirtv1.PersistentVolumeClaimVolumeSource{},
 	}})
 	v.Spec.Volumes[1].PersistentVolumeClaim.ClaimName = "shared"
-	v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: "lun", DiskDevice: kubevirtv1.DiskDevice{LUN: &kubevirtv1.LunTarget{}}})
+	v.Spec.Domain.Devices.Disks = append(v.Spec.Domain.Devices.Disks, kubevirtv1.Disk{Name: "lun"})
 }
 
 // cdrom adds a CD-ROM from a container disk.

@@ -57,7 +57,8 @@ func validateDRA(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) []m
 }
 
 // validateNotYet refuses what upstream has and virtflow does not yet:
-// memory hotplug, NUMA passthrough, persistent EFI and TPM state, LUNs,
+// memory hotplug, NUMA passthrough, ACPI tables, persistent EFI and TPM
+// state, LUNs,
 // block sizes read from the volume, changed block tracking, device role
 // tags, virtiofs, USB redirection, SR-IOV, exec and guest-agent probes,
 // hotpluggable volumes, the volume sources the launcher cannot prepare,
@@ -77,6 +78,9 @@ func notYetInDomain(f *field.Path, spec *kubevirtv1.VirtualMachineInstanceSpec) 
 	}
 	if c := d.CPU; c != nil && c.NUMA != nil && c.NUMA.GuestMappingPassthrough != nil {
 		causes = append(causes, notInVirtflow(f.Child("domain", "cpu", "numa", "guestMappingPassthrough"), "NUMA passthrough"))
+	}
+	if fw := d.Firmware; fw != nil && fw.ACPI != nil {
+		causes = append(causes, notInVirtflow(f.Child("domain", "firmware", "acpi"), "ACPI SLIC and MSDM tables"))
 	}
 	if fw := d.Firmware; fw != nil && fw.Bootloader != nil && fw.Bootloader.EFI != nil && fw.Bootloader.EFI.Persistent != nil && *fw.Bootloader.EFI.Persistent {
 		causes = append(causes, notInVirtflow(f.Child("domain", "firmware", "bootloader", "efi", "persistent"), "a persistent EFI variable store"))
