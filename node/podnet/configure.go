@@ -63,13 +63,12 @@ func configurePodNetwork(ctx context.Context, ns Netns, vmi *kubevirtv1.VirtualM
 	}
 	plan := Interface{Name: iface.Name, Binding: binding, MAC: macOf(iface), Hostname: Hostname(vmi),
 		Ports: iface.Ports, PortRanges: iface.PortRanges, DHCPOptions: iface.DHCPOptions}
-	subnet, err := masqueradeSubnet(vmi)
-	if err != nil {
-		return Plan{}, err
-	}
 	switch binding {
 	case Masquerade:
-		err = configureMasquerade(ctx, ns, &plan, subnet, owner)
+		var subnet masquerade
+		if subnet, err = masqueradeSubnet(vmi); err == nil {
+			err = configureMasquerade(ctx, ns, &plan, subnet, owner)
+		}
 	case Bridge:
 		err = configureBridge(ctx, ns, &plan, owner)
 	case Passt:

@@ -70,12 +70,15 @@ type Input struct {
 	// the VMI's EFI variable store is made from its template.
 	Firmware Firmware
 	NVRAMDir string
-	// SMBIOS is the KubeVirt CR's configuration.smbios; nil means
-	// upstream's defaults.
-	SMBIOS *kubevirtv1.SMBiosConfiguration
 	// CPUSet is the CPUs the kubelet's CPU manager gave the pod, for a
 	// VMI with dedicated CPUs.
 	CPUSet []int
+}
+
+// notYet refuses what the launcher cannot do yet, in the words
+// virtflow's other refusals of the kind use.
+func notYet(what string) error {
+	return errors.New(what + " is not supported yet by this virtflow release")
 }
 
 // Name is the libvirt domain name of a VMI: namespace and name, as upstream
@@ -93,7 +96,7 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 	// The pod got the devices from their plugins, but handing a PCI
 	// device to the guest is not built: fail rather than start without.
 	if len(spec.Devices.GPUs) > 0 || len(spec.Devices.HostDevices) > 0 {
-		return nil, errors.New("spec.domain.devices: passing GPUs and host devices through to the guest is not supported yet by this virtflow release")
+		return nil, notYet("spec.domain.devices: passing GPUs and host devices through to the guest")
 	}
 	if err := unsupportedByLibvirt(spec); err != nil {
 		return nil, err
@@ -102,7 +105,7 @@ func Build(in Input) (*libvirtxml.Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, topo := cpuTopology(spec.CPU)
+	topo := cpuTopology(spec.CPU)
 	vcpu := vcpusOf(spec.CPU, &topo)
 	dom := &libvirtxml.Domain{
 		Type: string(in.Type), Name: Name(in.VMI), UUID: uuidOf(in.VMI),
@@ -182,7 +185,7 @@ func guestMemory(vmi *kubevirtv1.VirtualMachineInstance) (int64, error) {
 
 type topology struct{ sockets, cores, threads uint }
 
-func cpuTopology(cpu *kubevirtv1.CPU) (uint, topology) {
+func cpuTopology(cpu *kubevirtv1.CPU) topology {
 	t := topology{sockets: 1, cores: 1, threads: 1}
 	if cpu != nil {
 		if cpu.Sockets > 0 {
@@ -195,7 +198,7 @@ func cpuTopology(cpu *kubevirtv1.CPU) (uint, topology) {
 			t.threads = uint(cpu.Threads)
 		}
 	}
-	return t.sockets * t.cores * t.threads, t
+	return t
 }
 
 // cpuOf picks host-model on KVM, as upstream does by default, and leaves

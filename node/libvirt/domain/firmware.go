@@ -26,8 +26,9 @@ var DebianOVMF = Firmware{
 	SecureVars: "/usr/share/OVMF/OVMF_VARS_4M.ms.fd",
 }
 
-// defaultSMBIOS is what the guest's SMBIOS system table says unless the
-// KubeVirt CR's configuration.smbios says otherwise, as upstream.
+// defaultSMBIOS is what upstream's guests see in their SMBIOS system
+// table unless the KubeVirt CR's configuration.smbios says otherwise;
+// virtflow does not read that setting yet.
 var defaultSMBIOS = kubevirtv1.SMBiosConfiguration{Manufacturer: "KubeVirt", Family: "KubeVirt", Product: "None"}
 
 // efi reports whether the VMI boots through EFI firmware, and securely.
@@ -76,13 +77,10 @@ func bootloader(spec *kubevirtv1.DomainSpec) *kubevirtv1.Bootloader {
 }
 
 // addSysInfo gives the guest upstream's SMBIOS: the system's UUID, serial
-// and maker (KubeVirt's unless configured) and the chassis the spec names.
+// and maker (KubeVirt's) and the chassis the spec names.
 func addSysInfo(dom *libvirtxml.Domain, in Input) {
 	spec := &in.VMI.Spec.Domain
 	smbios := defaultSMBIOS
-	if in.SMBIOS != nil {
-		smbios = *in.SMBIOS
-	}
 	system := []libvirtxml.DomainSysInfoEntry{{Name: "uuid", Value: dom.UUID}}
 	if spec.Firmware != nil && spec.Firmware.Serial != "" {
 		system = append(system, libvirtxml.DomainSysInfoEntry{Name: "serial", Value: spec.Firmware.Serial})

@@ -85,5 +85,5 @@ func passtLacks(vmi *kubevirtv1.VirtualMachineInstance, iface kubevirtv1.Interfa
 	default:
 		return nil
 	}
-	return fmt.Errorf("interface %s: %s with the passt binding is not supported yet by this virtflow release", iface.Name, what)
+	return notYet(fmt.Sprintf("interface %s: %s with the passt binding", iface.Name, what))
 }

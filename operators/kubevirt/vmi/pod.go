@@ -108,26 +108,36 @@ func launcherPodName(vmi *kubevirtv1.VirtualMachineInstance) string {
 
 // podMemory is the guest memory plus the launcher's overhead.
 func podMemory(vmi *kubevirtv1.VirtualMachineInstance) (resource.Quantity, error) {
-	var guest resource.Quantity
-	switch d := vmi.Spec.Domain; {
-	case d.Resources.Requests.Memory() != nil && !d.Resources.Requests.Memory().IsZero():
-		guest = d.Resources.Requests.Memory().DeepCopy()
-	case d.Memory != nil && d.Memory.Guest != nil:
-		guest = d.Memory.Guest.DeepCopy()
-	default:
+	guest, ok := guestMemory(vmi)
+	if !ok {
 		return guest, fmt.Errorf("VirtualMachineInstance %s/%s requests no memory", vmi.Namespace, vmi.Name)
 	}
 	// overcommitGuestOverhead asks for the guest's memory alone, the
 	// launcher's own overhead left to the node's slack.
-	if vmi.Spec.Domain.Resources.OvercommitGuestOverhead {
-		return guest, nil
-	}
-	guest.Add(staticOverhead)
-	vcpus := vcpuCount(vmi)
-	for i := int64(0); i < vcpus; i++ {
-		guest.Add(perVCPU)
+	if !vmi.Spec.Domain.Resources.OvercommitGuestOverhead {
+		guest.Add(overhead(vmi))
 	}
 	return guest, nil
+}
+
+// guestMemory is the memory the VMI requests for its guest.
+func guestMemory(vmi *kubevirtv1.VirtualMachineInstance) (resource.Quantity, bool) {
+	switch d := vmi.Spec.Domain; {
+	case d.Resources.Requests.Memory() != nil && !d.Resources.Requests.Memory().IsZero():
+		return d.Resources.Requests.Memory().DeepCopy(), true
+	case d.Memory != nil && d.Memory.Guest != nil:
+		return d.Memory.Guest.DeepCopy(), true
+	}
+	return resource.Quantity{}, false
+}
+
+// overhead is what the launcher, libvirt and QEMU take besides the guest.
+func overhead(vmi *kubevirtv1.VirtualMachineInstance) resource.Quantity {
+	o := staticOverhead.DeepCopy()
+	for i := int64(0); i < vcpuCount(vmi); i++ {
+		o.Add(perVCPU)
+	}
+	return o
 }
 
 func podCPU(vmi *kubevirtv1.VirtualMachineInstance) resource.Quantity {
@@ -188,10 +198,7 @@ func limits(vmi *kubevirtv1.VirtualMachineInstance, r *corev1.ResourceRequiremen
 	}
 	if m, ok := l[corev1.ResourceMemory]; ok {
 		m = m.DeepCopy()
-		m.Add(staticOverhead)
-		for i := int64(0); i < vcpuCount(vmi); i++ {
-			m.Add(perVCPU)
-		}
+		m.Add(overhead(vmi))
 		r.Limits[corev1.ResourceMemory] = m
 	}
 }

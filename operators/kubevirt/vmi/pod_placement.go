@@ -113,13 +113,8 @@ func hugepages(vmi *kubevirtv1.VirtualMachineInstance, r *corev1.ResourceRequire
 	if m == nil || m.Hugepages == nil || m.Hugepages.PageSize == "" {
 		return
 	}
-	var guest resource.Quantity
-	switch {
-	case m.Guest != nil:
-		guest = m.Guest.DeepCopy()
-	case vmi.Spec.Domain.Resources.Requests.Memory() != nil:
-		guest = vmi.Spec.Domain.Resources.Requests.Memory().DeepCopy()
-	}
+	// The same guest memory podMemory counted, now taken back out.
+	guest, _ := guestMemory(vmi)
 	name := corev1.ResourceName(corev1.ResourceHugePagesPrefix + m.Hugepages.PageSize)
 	r.Requests[name] = guest
 	if r.Limits == nil {
